@@ -1,0 +1,22 @@
+using System.Globalization;
+
+namespace Kobo.Sync.Domain.Ids;
+
+/// <summary>The number of a book in the catalogue; its document id is <c>ebooks/{no}</c>.</summary>
+public readonly record struct BookNo
+{
+    public BookNo(long value) => Value = EntityNo.RequirePositive(value, nameof(value));
+
+    public long Value { get; }
+
+    public string DocumentId => "ebooks/" + ToString();
+
+    public static bool TryParse(ReadOnlySpan<char> text, out BookNo bookNo)
+    {
+        var ok = EntityNo.TryParse(text, out var value);
+        bookNo = ok ? new BookNo(value) : default;
+        return ok;
+    }
+
+    public override string ToString() => Value.ToString(CultureInfo.InvariantCulture);
+}

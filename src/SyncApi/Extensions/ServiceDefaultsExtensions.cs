@@ -1,0 +1,50 @@
+using System.Diagnostics;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.SyncApi.Infrastructure.Logging;
+using Microsoft.AspNetCore.Diagnostics.HealthChecks;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>What every Kobo.Sync process has: logging, listeners, problem+json errors and health endpoints.</summary>
+public static class ServiceDefaultsExtensions
+{
+    public const string LivenessPath = "/healthz/live";
+
+    public static WebApplicationBuilder AddServiceDefaults(this WebApplicationBuilder builder)
+    {
+        builder.AddSerilogLogging();
+
+        builder.Services.AddSingleton<IValidateOptions<EndpointsOptions>, EndpointsOptionsValidator>();
+        builder.Services.AddOptions<EndpointsOptions>()
+            .Bind(builder.Configuration.GetSection(EndpointsOptions.SectionName))
+            .ValidateOnStart();
+        builder.Services.AddSingleton<IConfigureOptions<KestrelServerOptions>, KestrelEndpointsSetup>();
+
+        builder.Services.AddProblemDetails(options => options.CustomizeProblemDetails = context =>
+        {
+            // The same id the request's log line carries, so a device's error report finds the log.
+            context.ProblemDetails.Extensions["traceId"] =
+                Activity.Current?.TraceId.ToString() ?? context.HttpContext.TraceIdentifier;
+        });
+
+        builder.Services.AddHealthChecks();
+        return builder;
+    }
+
+    public static WebApplication UseServiceDefaults(this WebApplication app)
+    {
+        app.UseMiddleware<RequestLoggingMiddleware>();
+        app.UseExceptionHandler();
+        app.UseStatusCodePages();
+        return app;
+    }
+
+    public static WebApplication MapServiceDefaults(this WebApplication app)
+    {
+        // Liveness runs no checks: the process answers, so it is alive. Readiness belongs to storage.
+        app.MapHealthChecks(LivenessPath, new HealthCheckOptions { Predicate = _ => false });
+        return app;
+    }
+}

@@ -1,0 +1,33 @@
+using System.Diagnostics;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
+
+/// <summary>
+/// One log line per request: protocol, method, route template, status and duration. The route
+/// template is logged rather than the path and query, so cursors and other client values stay out.
+/// </summary>
+internal sealed class RequestLoggingMiddleware(RequestDelegate next, ILogger<RequestLoggingMiddleware> logger)
+{
+    public async Task InvokeAsync(HttpContext context)
+    {
+        var started = Stopwatch.GetTimestamp();
+        try
+        {
+            await next(context);
+        }
+        finally
+        {
+            var elapsedMs = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
+            var route = (context.GetEndpoint() as RouteEndpoint)?.RoutePattern.RawText ?? "(unmatched)";
+            var status = context.Response.StatusCode;
+            logger.Log(
+                status >= 500 ? LogLevel.Error : LogLevel.Information,
+                "{Protocol:l} {Method:l} {Route:l} responded {StatusCode} in {ElapsedMs:0.0} ms",
+                context.Request.Protocol,
+                context.Request.Method,
+                route,
+                status,
+                elapsedMs);
+        }
+    }
+}
