@@ -1,0 +1,40 @@
+using System.Diagnostics;
+
+namespace Kobo.Sync.Deploy.Tests.Support;
+
+/// <summary>Runs a command to completion with a time bound and returns its exit code and output.</summary>
+public static class ProcessRunner
+{
+    public sealed record Outcome(int ExitCode, string StdOut, string StdErr);
+
+    public static Outcome Run(string fileName, IEnumerable<string> arguments, string workingDirectory, TimeSpan timeout)
+    {
+        var start = new ProcessStartInfo(fileName)
+        {
+            WorkingDirectory = workingDirectory,
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {fileName}.");
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        if (!process.WaitForExit(timeout))
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"{fileName} did not finish within {timeout}.");
+        }
+
+        return new Outcome(process.ExitCode, stdout.GetAwaiter().GetResult(), stderr.GetAwaiter().GetResult());
+    }
+
+    public static bool IsOnPath(string tool) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? string.Empty)
+            .Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+            .Any(dir => File.Exists(Path.Combine(dir, tool)));
+}
