@@ -40,5 +40,8 @@ if [ "$passed" -eq 0 ] && [ "$status" -eq 0 ]; then
   echo "error: no test ran" >&2
   status=1
 fi
+if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+  echo "error: dotnet test failed before its tests could report (a build error or a crashed test host; see above)" >&2
+fi
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$status"

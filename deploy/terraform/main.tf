@@ -1,0 +1,84 @@
+# Kobo.Sync on AWS: network, a 3-node secured RavenDB cluster, the SyncApi tier
+# behind a load balancer, and a load generator. Instance types and sizes come
+# from the selected profile (profiles.tf).
+
+module "network" {
+  source = "./modules/network"
+
+  name_prefix     = var.name_prefix
+  vpc_cidr        = var.vpc_cidr
+  single_az       = var.single_az
+  internal_domain = var.internal_domain
+}
+
+module "ravendb" {
+  source = "./modules/ravendb"
+
+  name_prefix                  = var.name_prefix
+  vpc_id                       = module.network.vpc_id
+  placement_subnet_ids         = module.network.placement_subnet_ids
+  placement_availability_zones = module.network.placement_availability_zones
+  private_zone_id              = module.network.private_zone_id
+  internal_domain              = var.internal_domain
+
+  instance_type          = local.selected.ravendb_instance_type
+  arch                   = local.selected.ravendb_arch
+  data_volume_gb         = local.selected.ravendb_data_volume_gb
+  data_volume_type       = var.data_volume_type
+  data_volume_iops       = var.data_volume_iops
+  data_volume_throughput = var.data_volume_throughput
+
+  ravendb_version                             = var.ravendb_version
+  ravendb_license_secret_arn                  = var.ravendb_license_secret_arn
+  ravendb_cluster_certificate_secret_arn      = var.ravendb_cluster_certificate_secret_arn
+  ravendb_admin_certificate_secret_arn        = var.ravendb_admin_certificate_secret_arn
+  syncapi_client_certificate_public_parameter = var.syncapi_client_certificate_public_parameter
+
+  syncapi_security_group_id = module.syncapi.security_group_id
+  loadgen_security_group_id = module.loadgen.security_group_id
+  admin_cidrs               = var.admin_cidrs
+  ssh_key_name              = var.ssh_key_name
+}
+
+module "syncapi" {
+  source = "./modules/syncapi"
+
+  name_prefix         = var.name_prefix
+  vpc_id              = module.network.vpc_id
+  instance_subnet_ids = module.network.placement_subnet_ids
+  lb_subnet_ids       = module.network.public_subnet_ids
+
+  instance_type = local.selected.syncapi_instance_type
+  arch          = local.selected.syncapi_arch
+  min_size      = local.selected.syncapi_min_size
+  max_size      = local.selected.syncapi_max_size
+  desired_size  = local.selected.syncapi_desired_size
+
+  image                                 = var.syncapi_image
+  syncapi_client_certificate_secret_arn = var.syncapi_client_certificate_secret_arn
+  ravendb_urls                          = module.ravendb.node_urls
+  signing_authority                     = var.syncapi_signing_authority
+
+  lb_certificate_arn = var.lb_certificate_arn
+  service_hostname   = var.service_hostname
+  public_zone_id     = var.public_zone_id
+
+  loadgen_security_group_id = module.loadgen.security_group_id
+  admin_cidrs               = var.admin_cidrs
+  ssh_key_name              = var.ssh_key_name
+}
+
+module "loadgen" {
+  source = "./modules/loadgen"
+
+  name_prefix = var.name_prefix
+  vpc_id      = module.network.vpc_id
+  # Same zone as RavenDB node A, as in the published runs.
+  subnet_id = module.network.public_subnet_ids_by_az[module.network.placement_availability_zones[0]]
+
+  instance_type         = local.selected.loadgen_instance_type
+  arch                  = local.selected.loadgen_arch
+  source_repository_url = var.source_repository_url
+  admin_cidrs           = var.admin_cidrs
+  ssh_key_name          = var.ssh_key_name
+}
