@@ -9,10 +9,9 @@ namespace Kobo.Sync.Deploy.Tests;
 /// </summary>
 public sealed partial class DockerfileTests
 {
-    private static readonly IReadOnlyList<Instruction> Instructions = Parse(File.ReadAllText(Repository.PathOf("Dockerfile")));
+    private static IReadOnlyList<Dockerfile.Instruction> Instructions => Dockerfile.Current.Instructions;
 
-    private static IReadOnlyList<Instruction> FinalStage =>
-        [.. Instructions.Skip(Instructions.Select((i, n) => (i, n)).Last(x => x.i.Keyword == "FROM").n)];
+    private static IReadOnlyList<Dockerfile.Instruction> FinalStage => Dockerfile.Current.FinalStage;
 
     [Fact]
     public void TheImageIsBuiltInStagesAndShipsOnlyTheRuntime()
@@ -126,35 +125,6 @@ public sealed partial class DockerfileTests
 
         return seen;
     }
-
-    private static List<Instruction> Parse(string dockerfile)
-    {
-        var instructions = new List<Instruction>();
-        var logical = string.Empty;
-        foreach (var raw in dockerfile.Split('\n'))
-        {
-            var line = raw.TrimEnd('\r');
-            if (logical.Length == 0 && (line.TrimStart().StartsWith('#') || string.IsNullOrWhiteSpace(line)))
-            {
-                continue;
-            }
-
-            if (line.EndsWith('\\'))
-            {
-                logical += line[..^1].Trim() + " ";
-                continue;
-            }
-
-            logical += line.Trim();
-            var space = logical.IndexOf(' ', StringComparison.Ordinal);
-            instructions.Add(new Instruction(logical[..space].ToUpperInvariant(), Regex.Replace(logical[(space + 1)..], @"\s+", " ").Trim()));
-            logical = string.Empty;
-        }
-
-        return instructions;
-    }
-
-    private sealed record Instruction(string Keyword, string Arguments);
 
     [GeneratedRegex(@"(PASSWORD|SECRET|TOKEN|LICENSE|APIKEY|API_KEY|SIGNINGKEY|SIGNING_KEY)\w*=", RegexOptions.IgnoreCase)]
     private static partial Regex SecretLike();
