@@ -11,3 +11,16 @@ public sealed class FactWhenOnPathAttribute : FactAttribute
         }
     }
 }
+
+/// <summary>A theory that is skipped, saying why, when a command-line tool it needs is not installed.</summary>
+public sealed class TheoryWhenOnPathAttribute : TheoryAttribute
+{
+    public TheoryWhenOnPathAttribute(params string[] tools)
+    {
+        var missing = tools.Where(tool => !ProcessRunner.IsOnPath(tool)).ToList();
+        if (missing.Count > 0)
+        {
+            Skip = $"not on PATH on this machine: {string.Join(", ", missing)}.";
+        }
+    }
+}
