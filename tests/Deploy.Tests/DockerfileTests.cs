@@ -16,11 +16,11 @@ public sealed partial class DockerfileTests
     [Fact]
     public void TheImageIsBuiltInStagesAndShipsOnlyTheRuntime()
     {
-        var stages = Instructions.Where(i => i.Keyword == "FROM").ToList();
+        var stages = Dockerfile.Current.Stages;
 
         Assert.True(stages.Count >= 2, "expected a build stage and a runtime stage");
-        Assert.Contains("dotnet/sdk", stages[0].Arguments, StringComparison.Ordinal);
-        Assert.Contains("dotnet/aspnet", stages[^1].Arguments, StringComparison.Ordinal);
+        Assert.Contains("dotnet/sdk", stages[0][0].Arguments, StringComparison.Ordinal);
+        Assert.Contains("dotnet/aspnet", stages[^1][0].Arguments, StringComparison.Ordinal);
         Assert.Contains(FinalStage, i => i.Keyword == "COPY" && i.Arguments.Contains("--from=build", StringComparison.Ordinal));
         Assert.DoesNotContain(FinalStage, i => i.Keyword == "RUN" && i.Arguments.Contains("dotnet ", StringComparison.Ordinal));
     }
@@ -59,7 +59,7 @@ public sealed partial class DockerfileTests
     [Fact]
     public void TheBuildIsArchitectureNeutralSoOneDockerfileServesAmd64AndArm64()
     {
-        Assert.Contains("--platform=$BUILDPLATFORM", Instructions.First(i => i.Keyword == "FROM").Arguments, StringComparison.Ordinal);
+        Assert.Contains("--platform=$BUILDPLATFORM", Dockerfile.Current.Stages[0][0].Arguments, StringComparison.Ordinal);
         var publish = Assert.Single(Instructions, i => i.Keyword == "RUN" && i.Arguments.Contains("dotnet publish", StringComparison.Ordinal));
         Assert.Contains("UseAppHost=false", publish.Arguments, StringComparison.Ordinal);
         Assert.DoesNotMatch(@"(-r|--runtime|-a|--arch)\s", publish.Arguments);

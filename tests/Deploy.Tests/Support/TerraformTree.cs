@@ -32,22 +32,31 @@ public sealed class TerraformTree
     /// <summary>Parsed files by path relative to deploy/terraform, e.g. <c>modules/ravendb/main.tf</c>.</summary>
     public IReadOnlyDictionary<string, JsonElement> Files { get; }
 
-    public IEnumerable<Block> Blocks(string kind) =>
-        from file in Files
-        where file.Value.TryGetProperty(kind, out _)
-        from named in file.Value.GetProperty(kind).EnumerateObject()
-        from body in named.Value.EnumerateArray()
-        select new Block(file.Key, named.Name, body);
+    /// <summary>
+    /// The named blocks under a path of labels: <c>Blocks("variable")</c>, <c>Blocks("module")</c>, or
+    /// <c>Blocks("resource", "aws_instance")</c> for the resources of one type.
+    /// </summary>
+    public IEnumerable<Block> Blocks(params string[] path)
+    {
+        foreach (var (file, body) in Files)
+        {
+            var level = body;
+            if (!path.All(label => level.TryGetProperty(label, out level)))
+            {
+                continue;
+            }
 
-    public IEnumerable<Block> Resources(string type) =>
-        from file in Files
-        where file.Value.TryGetProperty("resource", out var r) && r.TryGetProperty(type, out _)
-        from named in file.Value.GetProperty("resource").GetProperty(type).EnumerateObject()
-        from body in named.Value.EnumerateArray()
-        select new Block(file.Key, named.Name, body);
+            foreach (var named in level.EnumerateObject())
+            {
+                foreach (var block in named.Value.EnumerateArray())
+                {
+                    yield return new Block(file, named.Name, block);
+                }
+            }
+        }
+    }
 
-    public IEnumerable<string> ResourceTypes(string file) =>
-        Files[file].TryGetProperty("resource", out var r) ? r.EnumerateObject().Select(p => p.Name) : [];
+    public IEnumerable<Block> Resources(string type) => Blocks("resource", type);
 
     /// <summary>The merged <c>locals</c> of every file in one module folder ("" for the root).</summary>
     public IReadOnlyDictionary<string, JsonElement> Locals(string moduleDir) =>
