@@ -1,0 +1,58 @@
+using Kobo.Sync.Domain.Ids;
+
+namespace Kobo.Sync.Domain.Reading;
+
+/// <summary>
+/// The three hot device reads, shared by REST and gRPC: authorisation of the caller against the
+/// path's user, page-size and cursor rules, then one store call each.
+/// </summary>
+public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors)
+{
+    public const int DefaultPageSize = 10;
+    public const int MaxPageSize = 100;
+
+    public async Task<UserView> GetUserAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        return await store.FindUserAsync(user, cancellationToken) ?? throw UnknownUser(user);
+    }
+
+    /// <summary>A page of the user's highlights across all books.</summary>
+    public Task<HighlightPage> ListUserHighlightsAsync(
+        DeviceCaller caller, UserNo user, int? pageSize, string? cursor, CancellationToken cancellationToken) =>
+        ListAsync(caller, user, HighlightId.UserPrefix(user), pageSize, cursor, cancellationToken);
+
+    /// <summary>A page of the user's highlights in one book.</summary>
+    public Task<HighlightPage> ListBookHighlightsAsync(
+        DeviceCaller caller, UserNo user, BookNo book, int? pageSize, string? cursor, CancellationToken cancellationToken) =>
+        ListAsync(caller, user, HighlightId.BookPrefix(user, book), pageSize, cursor, cancellationToken);
+
+    private async Task<HighlightPage> ListAsync(
+        DeviceCaller caller, UserNo user, string scope, int? pageSize, string? cursor, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var size = pageSize ?? DefaultPageSize;
+        if (size is < 1 or > MaxPageSize)
+        {
+            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {MaxPageSize}; it was {size}.");
+        }
+
+        var range = HighlightRange.OfPrefix(scope);
+        if (!string.IsNullOrEmpty(cursor))
+        {
+            range = range.ResumeAfter(cursors.Resolve(scope, cursor));
+        }
+
+        // One row more than the page tells whether another page follows, without a count.
+        var rows = await store.ListHighlightsAsync(user, range, size + 1, cancellationToken) ?? throw UnknownUser(user);
+        if (rows.Count <= size)
+        {
+            return new HighlightPage(rows, null);
+        }
+
+        var items = rows.Take(size).ToArray();
+        return new HighlightPage(items, cursors.Issue(scope, items[^1].Id));
+    }
+
+    private static ResourceNotFoundException UnknownUser(UserNo user) => new($"User {user} does not exist.");
+}
