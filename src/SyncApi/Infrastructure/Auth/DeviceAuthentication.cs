@@ -1,0 +1,30 @@
+using System.Security.Claims;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Reading;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
+
+/// <summary>The device token scheme's name and claims, shared by REST and gRPC.</summary>
+public static class DeviceAuthentication
+{
+    public const string Scheme = "DeviceToken";
+
+    /// <summary>The user the token was issued to (the user number, as text).</summary>
+    public const string UserClaim = "sub";
+
+    /// <summary>The device the token was issued to.</summary>
+    public const string DeviceClaim = "did";
+
+    /// <summary>The caller of an authenticated principal built by <see cref="DeviceTokenHandler"/>.</summary>
+    public static DeviceCaller ToCaller(ClaimsPrincipal principal)
+    {
+        var user = principal.FindFirst(UserClaim)?.Value;
+        var device = principal.FindFirst(DeviceClaim)?.Value;
+        if (user is null || device is null || !UserNo.TryParse(user, out var userNo))
+        {
+            throw new InvalidOperationException("The principal was not authenticated by the device token scheme.");
+        }
+
+        return new DeviceCaller(userNo, device);
+    }
+}
