@@ -1,13 +1,24 @@
 using Kobo.Sync.SyncApi.Extensions;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 var builder = WebApplication.CreateBuilder(args);
+if (TokenCommand.IsRequested(args))
+{
+    return TokenCommand.Run(builder.Configuration, args, Console.Out, Console.Error);
+}
+
 builder.AddServiceDefaults();
+builder.AddDeviceAuth();
+builder.AddDeviceApis();
 
 var app = builder.Build();
 app.UseServiceDefaults();
+app.UseDeviceAuth();
 app.MapServiceDefaults();
+app.MapDeviceApis();
 
 app.Run();
+return 0;
 
 /// <summary>Entry point, visible to the in-process test host.</summary>
 public partial class Program;

@@ -11,6 +11,10 @@ namespace Kobo.Sync.SyncApi.Extensions;
 public static class ServiceDefaultsExtensions
 {
     public const string LivenessPath = "/healthz/live";
+    public const string ReadinessPath = "/healthz/ready";
+
+    /// <summary>Health checks with this tag decide readiness (storage reachable, migrated, seeded).</summary>
+    public const string ReadyTag = "ready";
 
     public static WebApplicationBuilder AddServiceDefaults(this WebApplicationBuilder builder)
     {
@@ -43,8 +47,9 @@ public static class ServiceDefaultsExtensions
 
     public static WebApplication MapServiceDefaults(this WebApplication app)
     {
-        // Liveness runs no checks: the process answers, so it is alive. Readiness belongs to storage.
+        // Liveness runs no checks: the process answers, so it is alive. Readiness asks storage.
         app.MapHealthChecks(LivenessPath, new HealthCheckOptions { Predicate = _ => false });
+        app.MapHealthChecks(ReadinessPath, new HealthCheckOptions { Predicate = check => check.Tags.Contains(ReadyTag) });
         return app;
     }
 }

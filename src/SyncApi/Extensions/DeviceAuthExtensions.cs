@@ -1,0 +1,36 @@
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Microsoft.AspNetCore.Authentication;
+using Microsoft.AspNetCore.Authorization;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>Device authentication (bearer JWT) and the default policy: an authenticated device.</summary>
+public static class DeviceAuthExtensions
+{
+    public static WebApplicationBuilder AddDeviceAuth(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddSingleton<IValidateOptions<DeviceTokenOptions>, DeviceTokenOptionsValidator>();
+        builder.Services.AddOptions<DeviceTokenOptions>()
+            .Bind(builder.Configuration.GetSection(DeviceTokenOptions.SectionName))
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        builder.Services.AddSingleton<DeviceTokenKeys>();
+        builder.Services.AddSingleton<ValidatedTokenCache>();
+
+        builder.Services.AddAuthentication(DeviceAuthentication.Scheme)
+            .AddScheme<AuthenticationSchemeOptions, DeviceTokenHandler>(DeviceAuthentication.Scheme, null);
+        builder.Services.AddAuthorizationBuilder()
+            .SetDefaultPolicy(new AuthorizationPolicyBuilder(DeviceAuthentication.Scheme)
+                .RequireAuthenticatedUser()
+                .Build());
+        return builder;
+    }
+
+    public static WebApplication UseDeviceAuth(this WebApplication app)
+    {
+        app.UseAuthentication();
+        app.UseAuthorization();
+        return app;
+    }
+}

@@ -1,0 +1,109 @@
+using System.Security.Claims;
+using System.Text.Encodings.Web;
+using Kobo.Sync.Domain.Ids;
+using Microsoft.AspNetCore.Authentication;
+using Microsoft.AspNetCore.Mvc;
+using Microsoft.Extensions.Options;
+using Microsoft.IdentityModel.JsonWebTokens;
+using Microsoft.IdentityModel.Tokens;
+using Microsoft.Net.Http.Headers;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
+
+/// <summary>
+/// Authenticates a device by the bearer JWT in its <c>Authorization</c> header (never the URL), with
+/// the same <see cref="JsonWebTokenHandler"/> validation JwtBearer runs. A token that passed is kept
+/// in <see cref="ValidatedTokenCache"/> until it expires, so a device's repeated calls pay for the
+/// signature check once.
+/// </summary>
+internal sealed class DeviceTokenHandler(
+    IOptionsMonitor<AuthenticationSchemeOptions> options,
+    ILoggerFactory logger,
+    UrlEncoder encoder,
+    DeviceTokenKeys keys,
+    ValidatedTokenCache cache,
+    IProblemDetailsService problems)
+    : AuthenticationHandler<AuthenticationSchemeOptions>(options, logger, encoder)
+{
+    private const string BearerPrefix = "Bearer ";
+    private static readonly JsonWebTokenHandler Tokens = new() { MapInboundClaims = false };
+
+    protected override async Task<AuthenticateResult> HandleAuthenticateAsync()
+    {
+        string? header = Request.Headers.Authorization;
+        if (string.IsNullOrEmpty(header))
+        {
+            return AuthenticateResult.NoResult();
+        }
+
+        if (!header.StartsWith(BearerPrefix, StringComparison.OrdinalIgnoreCase) || header.Length == BearerPrefix.Length)
+        {
+            return AuthenticateResult.Fail("The Authorization header must be 'Bearer <token>'.");
+        }
+
+        var token = header[BearerPrefix.Length..].Trim();
+        var now = TimeProvider.GetUtcNow();
+        if (cache.TryGet(token, now, out var cached))
+        {
+            return Success(cached);
+        }
+
+        var result = await Tokens.ValidateTokenAsync(token, keys.Validation);
+        if (!result.IsValid)
+        {
+            return AuthenticateResult.Fail(Describe(result.Exception));
+        }
+
+        if (!result.Claims.TryGetValue(DeviceAuthentication.UserClaim, out var sub) || sub is not string userText
+            || !UserNo.TryParse(userText, out _)
+            || !result.Claims.TryGetValue(DeviceAuthentication.DeviceClaim, out var did) || did is not string device
+            || device.Length is 0 or > 128)
+        {
+            return AuthenticateResult.Fail(
+                "The token lacks a valid 'sub' (user number) or 'did' (device id, 1-128 characters) claim.");
+        }
+
+        var principal = new ClaimsPrincipal(new ClaimsIdentity(
+            [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)],
+            DeviceAuthentication.Scheme,
+            DeviceAuthentication.UserClaim,
+            null));
+        cache.Add(token, principal, result.SecurityToken.ValidTo, now);
+        return Success(principal);
+    }
+
+    protected override async Task HandleChallengeAsync(AuthenticationProperties properties)
+    {
+        var failure = (await HandleAuthenticateOnceSafeAsync()).Failure?.Message;
+        Response.StatusCode = StatusCodes.Status401Unauthorized;
+        Response.Headers[HeaderNames.WWWAuthenticate] = failure is null
+            ? "Bearer"
+            : "Bearer error=\"invalid_token\"";
+        await problems.WriteAsync(new ProblemDetailsContext
+        {
+            HttpContext = Context,
+            ProblemDetails = new ProblemDetails
+            {
+                Status = StatusCodes.Status401Unauthorized,
+                Title = "Unauthorized",
+                Detail = failure ?? "A bearer token is required in the Authorization header.",
+            },
+        });
+    }
+
+    private AuthenticateResult Success(ClaimsPrincipal principal) =>
+        AuthenticateResult.Success(new AuthenticationTicket(principal, Scheme.Name));
+
+    private static string Describe(Exception? error) => error switch
+    {
+        SecurityTokenExpiredException => "The token has expired.",
+        SecurityTokenNotYetValidException => "The token is not valid yet.",
+        SecurityTokenInvalidSignatureException or SecurityTokenSignatureKeyNotFoundException =>
+            "The token's signature is not valid.",
+        SecurityTokenInvalidAudienceException => "The token was issued for another audience.",
+        SecurityTokenInvalidIssuerException => "The token was issued by an unknown issuer.",
+        SecurityTokenInvalidAlgorithmException => "The token is signed with an algorithm this service does not accept.",
+        SecurityTokenNoExpirationException => "The token has no expiry.",
+        _ => "The token is not a valid device token.",
+    };
+}

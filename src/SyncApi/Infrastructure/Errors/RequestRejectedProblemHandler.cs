@@ -1,0 +1,57 @@
+using Kobo.Sync.Domain.Reading;
+using Microsoft.AspNetCore.Diagnostics;
+using Microsoft.AspNetCore.Mvc;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
+
+/// <summary>
+/// The one place REST errors are mapped: a rejected request becomes an RFC 9457 problem+json with a
+/// precise 4xx (the <c>traceId</c> is added by the problem details setup); a client that went away
+/// gets no answer. Anything else is left to the default handler as a 500.
+/// </summary>
+internal sealed class RequestRejectedProblemHandler(IProblemDetailsService problems) : IExceptionHandler
+{
+    /// <summary>Logged status for a request the client abandoned (nginx's convention); never sent.</summary>
+    public const int ClientClosedRequest = 499;
+
+    public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
+    {
+        if (exception is OperationCanceledException && httpContext.RequestAborted.IsCancellationRequested)
+        {
+            httpContext.Response.StatusCode = ClientClosedRequest;
+            return true;
+        }
+
+        var problem = exception switch
+        {
+            InvalidRequestException invalid => Problem(StatusCodes.Status400BadRequest, "Invalid request", invalid.Message, invalid.Field),
+            ResourceNotFoundException notFound => Problem(StatusCodes.Status404NotFound, "Not found", notFound.Message),
+            AccessDeniedException denied => Problem(StatusCodes.Status403Forbidden, "Forbidden", denied.Message),
+            BadHttpRequestException bad => Problem(bad.StatusCode, "Bad request", bad.Message),
+            _ => null,
+        };
+        if (problem is null)
+        {
+            return false;
+        }
+
+        httpContext.Response.StatusCode = problem.Status!.Value;
+        return await problems.TryWriteAsync(new ProblemDetailsContext
+        {
+            HttpContext = httpContext,
+            ProblemDetails = problem,
+            Exception = exception,
+        });
+    }
+
+    private static ProblemDetails Problem(int status, string title, string detail, string? field = null)
+    {
+        var problem = new ProblemDetails { Status = status, Title = title, Detail = detail };
+        if (field is not null)
+        {
+            problem.Extensions["errors"] = new Dictionary<string, string[]> { [field] = [detail] };
+        }
+
+        return problem;
+    }
+}
