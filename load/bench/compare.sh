@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Service vs raw database, same box, same run: wrk against the REST reads and pgbench
+# (-M prepared) running the service's own SQL, alternating A B A B, then medians and ratios.
+#
+#   load/bench/compare.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
+#       [--url http://127.0.0.1:5080] [--rounds 3] [--seconds 15] [--connections 32] [--reads "user highlights"]
+#
+# The service must be running against that database with the signing key in $AUTH_SIGNING_KEY
+# (tokens are minted with it, one per user). Targets loopback only; every run is bounded by
+# --seconds and stops by itself. Results: load/results/compare-<time>.md (git-ignored).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+url=http://127.0.0.1:5080 pg="" rounds=3 seconds=15 connections=32 reads="user highlights"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --url) url="$2"; shift 2 ;;
+    --pg) pg="$2"; shift 2 ;;
+    --rounds) rounds="$2"; shift 2 ;;
+    --seconds) seconds="$2"; shift 2 ;;
+    --connections) connections="$2"; shift 2 ;;
+    --reads) reads="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
+case "$url" in http://127.*|http://localhost*) ;; *) echo "refusing a non-loopback target: $url" >&2; exit 2 ;; esac
+for tool in wrk pgbench psql dotnet; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client)" >&2; exit 2; }; done
+[ -n "${AUTH_SIGNING_KEY:-}" ] || { echo "set AUTH_SIGNING_KEY to the service's Auth:SigningKey" >&2; exit 2; }
+
+mkdir -p load/results
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+report="load/results/compare-$stamp.md"
+
+users=$(psql "$pg" -Atc "SELECT max(user_no) FROM users")
+echo "==> minting $users device tokens"
+Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet run --project src/SyncApi -c Release --no-launch-profile -- \
+  token --users "1-$users" --device bench --hours 4 >"$work/tokens.raw"
+grep -P '^\d+\t' "$work/tokens.raw" >"$work/tokens.tsv"
+
+run_wrk() { # read -> "rps p99ms"
+  READ="$1" TOKENS="$work/tokens.tsv" wrk -t2 -c"$connections" -d"${seconds}s" --latency \
+    -s load/wrk/device-reads.lua "$url" >"$work/wrk.out" 2>&1
+  awk '/^Requests\/sec/ {rps=$2}
+       /^ +99%/ {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; p99=v}
+       END {printf "%.0f %.2f\n", rps, p99}' "$work/wrk.out"
+  grep -q "Non-2xx" "$work/wrk.out" && { echo "wrk saw non-2xx answers:" >&2; grep -A1 "Non-2xx" "$work/wrk.out" >&2; }
+  return 0
+}
+
+run_pgbench() { # read -> "tps avgms"
+  pgbench -n -M prepared -c "$connections" -j 2 -T "$seconds" -D users="$users" \
+    -f "load/pgbench/$1.sql" "$pg" >"$work/pgbench.out" 2>&1
+  awk '/^tps/ {tps=$3} /^latency average/ {lat=$4} END {printf "%.0f %.2f\n", tps, lat}' "$work/pgbench.out"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+{
+  echo "# Service vs PostgreSQL, $stamp"
+  echo
+  echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m); $connections connections; $rounds rounds of ${seconds}s each, alternating."
+  echo
+  echo "| read | round | service req/s | service p99 ms | pgbench tps | pgbench avg ms |"
+  echo "|---|---|---|---|---|---|"
+} >"$report"
+
+for read in $reads; do
+  : >"$work/$read.svc"; : >"$work/$read.db"
+  for round in $(seq 1 "$rounds"); do
+    echo "==> $read round $round: wrk"
+    svc=$(run_wrk "$read")
+    echo "==> $read round $round: pgbench"
+    db=$(run_pgbench "$read")
+    echo "$svc" >>"$work/$read.svc"; echo "$db" >>"$work/$read.db"
+    echo "| $read | $round | ${svc% *} | ${svc#* } | ${db% *} | ${db#* } |" >>"$report"
+  done
+done
+
+{
+  echo
+  echo "| read | median service req/s | median p99 ms | median pgbench tps | ratio service/pgbench |"
+  echo "|---|---|---|---|---|"
+  for read in $reads; do
+    s=$(cut -d' ' -f1 "$work/$read.svc" | median)
+    p=$(cut -d' ' -f2 "$work/$read.svc" | median)
+    d=$(cut -d' ' -f1 "$work/$read.db" | median)
+    echo "| $read | $s | $p | $d | $(awk -v s="$s" -v d="$d" 'BEGIN {printf "%.2f", s/d}') |"
+  done
+} >>"$report"
+cat "$report"

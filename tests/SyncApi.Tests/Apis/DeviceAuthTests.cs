@@ -1,0 +1,84 @@
+using Kobo.Sync.SyncApi.Tests.Support;
+
+namespace Kobo.Sync.SyncApi.Tests.Apis;
+
+/// <summary>Who may read what: bearer tokens checked on every device endpoint.</summary>
+public sealed class DeviceAuthTests : IClassFixture<DemoDatabase>, IDisposable
+{
+    private const string UserPath = "/v1/users/12";
+    private readonly SyncApiFactory _service;
+
+    public DeviceAuthTests(DemoDatabase database) =>
+        _service = new SyncApiFactory(TestTokens.ServiceSettings(database.ConnectionString));
+
+    public void Dispose() => _service.Dispose();
+
+    [Theory]
+    [InlineData(UserPath)]
+    [InlineData(UserPath + "/highlights")]
+    [InlineData(UserPath + "/books/5/highlights")]
+    public async Task ARequestWithoutATokenIsUnauthorized(string path)
+    {
+        using var response = await _service.CreateClient().GetAsync(new Uri(path, UriKind.Relative), TestTimeout.Token);
+        Assert.Equal(401, (int)response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        Assert.Equal("Bearer", response.Headers.WwwAuthenticate.Single().Scheme);
+    }
+
+    [Fact]
+    public async Task AnExpiredTokenIsUnauthorized() =>
+        await AssertUnauthorized(TestTokens.For(12, expires: DateTime.UtcNow.AddMinutes(-10)), "expired");
+
+    [Fact]
+    public async Task ATokenWithAWrongSignatureIsUnauthorized() =>
+        await AssertUnauthorized(TestTokens.For(12, key: "some-other-key-that-is-at-least-32-bytes"), "signature");
+
+    [Fact]
+    public async Task ATokenForAnotherAudienceIsUnauthorized() =>
+        await AssertUnauthorized(TestTokens.For(12, audience: "kobo-web"), "audience");
+
+    [Fact]
+    public async Task ATokenFromAnotherIssuerIsUnauthorized() =>
+        await AssertUnauthorized(TestTokens.For(12, issuer: "someone-else"), "issuer");
+
+    [Fact]
+    public async Task ATokenWhoseSubjectIsNotAUserNumberIsUnauthorized() =>
+        await AssertUnauthorized(TestTokens.For(12, sub: "users/12"), "sub");
+
+    [Fact]
+    public async Task AGarbledTokenIsUnauthorized() =>
+        await AssertUnauthorized("not.a.token", "not a valid");
+
+    [Fact]
+    public async Task AnUnsignedTokenIsUnauthorized()
+    {
+        var parts = TestTokens.For(12).Split('.');
+        var header = Convert.ToBase64String("{\"alg\":\"none\",\"typ\":\"JWT\"}"u8.ToArray()).TrimEnd('=');
+        await AssertUnauthorized($"{header}.{parts[1]}.", string.Empty);
+    }
+
+    [Fact]
+    public async Task ADeviceOfAnotherUserIsForbidden()
+    {
+        var client = _service.CreateClient().WithToken(TestTokens.For(123));
+        foreach (var path in new[] { UserPath, UserPath + "/highlights", UserPath + "/books/5/highlights" })
+        {
+            var problem = await client.GetJsonAsync(path, 403);
+            Assert.Contains("123", problem.GetProperty("detail").GetString(), StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task ATokenInTheQueryStringIsIgnored()
+    {
+        using var response = await _service.CreateClient()
+            .GetAsync(new Uri($"{UserPath}?access_token={TestTokens.For(12)}", UriKind.Relative), TestTimeout.Token);
+        Assert.Equal(401, (int)response.StatusCode);
+    }
+
+    private async Task AssertUnauthorized(string token, string reason)
+    {
+        var problem = await _service.CreateClient().WithToken(token).GetJsonAsync(UserPath, 401);
+        Assert.Contains(reason, problem.GetProperty("detail").GetString(), StringComparison.OrdinalIgnoreCase);
+    }
+}

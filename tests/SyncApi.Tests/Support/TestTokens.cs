@@ -1,0 +1,51 @@
+using System.Security.Claims;
+using System.Text;
+using Microsoft.IdentityModel.JsonWebTokens;
+using Microsoft.IdentityModel.Tokens;
+
+namespace Kobo.Sync.SyncApi.Tests.Support;
+
+/// <summary>Device tokens for tests, good and deliberately bad, signed like the issuer would.</summary>
+public static class TestTokens
+{
+    public const string SigningKey = "test-signing-key-that-is-at-least-32-bytes";
+    public const string CursorKey = "test-cursor-key-that-is-at-least-32-bytes-x";
+
+    /// <summary>The settings a service under test needs to accept <see cref="For"/>'s tokens.</summary>
+    public static Dictionary<string, string?> ServiceSettings(string connectionString) => new()
+    {
+        ["Storage:ConnectionString"] = connectionString,
+        ["Demo:Seed"] = "false",
+        ["Auth:SigningKey"] = SigningKey,
+        ["Paging:CursorKey"] = CursorKey,
+    };
+
+    public static string For(
+        long user,
+        string device = "test-device",
+        string key = SigningKey,
+        string issuer = "kobo-sync",
+        string audience = "kobo-devices",
+        DateTime? expires = null,
+        string? sub = null)
+    {
+        var now = DateTime.UtcNow;
+        var expiry = expires ?? now.AddHours(1);
+        var notBefore = expiry < now ? expiry.AddHours(-1) : now;
+        return new JsonWebTokenHandler().CreateToken(new SecurityTokenDescriptor
+        {
+            Issuer = issuer,
+            Audience = audience,
+            IssuedAt = notBefore,
+            NotBefore = notBefore,
+            Expires = expiry,
+            Subject = new ClaimsIdentity(
+            [
+                new Claim("sub", sub ?? user.ToString(System.Globalization.CultureInfo.InvariantCulture)),
+                new Claim("did", device),
+            ]),
+            SigningCredentials = new SigningCredentials(
+                new SymmetricSecurityKey(Encoding.UTF8.GetBytes(key)), SecurityAlgorithms.HmacSha256),
+        });
+    }
+}
