@@ -27,9 +27,13 @@ internal static class SerilogSetup
                 .ReadFrom.Configuration(configuration)
                 .Enrich.FromLogContext();
 
+            // The console is written from a background queue: a request never waits on stdout. If
+            // the queue fills (stdout blocked, or a flood), further events are dropped, not requests.
             logger = isDevelopment
-                ? logger.WriteTo.Console(outputTemplate: DevelopmentTemplate, formatProvider: System.Globalization.CultureInfo.InvariantCulture)
-                : logger.WriteTo.Console(new JsonFormatter(renderMessage: true, formatProvider: System.Globalization.CultureInfo.InvariantCulture));
+                ? logger.WriteTo.Async(console => console.Console(
+                    outputTemplate: DevelopmentTemplate, formatProvider: System.Globalization.CultureInfo.InvariantCulture))
+                : logger.WriteTo.Async(console => console.Console(
+                    new JsonFormatter(renderMessage: true, formatProvider: System.Globalization.CultureInfo.InvariantCulture)));
 
             foreach (var sink in services.GetServices<ILogEventSink>())
             {
