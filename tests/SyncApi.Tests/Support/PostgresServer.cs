@@ -1,0 +1,77 @@
+using System.Net;
+using System.Net.Sockets;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+
+namespace Kobo.Sync.SyncApi.Tests.Support;
+
+/// <summary>
+/// The one PostgreSQL server of a test run, started on first use with the service's own launcher into
+/// a fresh directory under /tmp (traversable by the <c>postgres</c> user, which runs it when tests run
+/// as root), with throw-away durability settings. Stopped when the test process exits; if the test
+/// host is killed, the server's death signal stops it. Test classes each get their own database on it
+/// (see <see cref="PostgresDatabase"/>).
+/// </summary>
+public static class PostgresServer
+{
+    private static readonly Lazy<Task<EmbeddedPostgres>> Server = new(StartAsync, LazyThreadSafetyMode.ExecutionAndPublication);
+
+    public static Task<EmbeddedPostgres> GetAsync() => Server.Value;
+
+    /// <summary>A directory under /tmp that the <c>postgres</c> user can traverse, deleted at process exit.</summary>
+    public static string NewScratchDirectory()
+    {
+        var path = CreateScratchDirectory();
+        AppDomain.CurrentDomain.ProcessExit += (_, _) => TryDelete(path);
+        return path;
+    }
+
+    private static string CreateScratchDirectory()
+    {
+        var path = Path.Combine(Path.GetTempPath(), "kobo-sync-tests-" + Guid.NewGuid().ToString("N")[..12]);
+        Directory.CreateDirectory(path,
+            UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute
+            | UnixFileMode.GroupRead | UnixFileMode.GroupExecute | UnixFileMode.OtherRead | UnixFileMode.OtherExecute);
+        return path;
+    }
+
+    /// <summary>A loopback port nobody listens on right now.</summary>
+    public static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+
+    private static async Task<EmbeddedPostgres> StartAsync()
+    {
+        var scratch = CreateScratchDirectory();
+        var settings = new EmbeddedPostgresSettings
+        {
+            DataDirectory = Path.Combine(scratch, "pgdata"),
+            Port = FreePort(),
+            Database = "postgres",
+            ThrowAway = true,
+        };
+        var server = await EmbeddedPostgres.StartAsync(settings);
+        AppDomain.CurrentDomain.ProcessExit += (_, _) =>
+        {
+            server.StopAsync().GetAwaiter().GetResult();
+            TryDelete(scratch);
+        };
+        return server;
+    }
+
+    private static void TryDelete(string path)
+    {
+        try
+        {
+            Directory.Delete(path, recursive: true);
+        }
+        catch (IOException)
+        {
+        }
+        catch (UnauthorizedAccessException)
+        {
+        }
+    }
+}
