@@ -13,6 +13,8 @@ namespace Kobo.Sync.SyncApi.Tests.Support;
 /// </summary>
 public static class PostgresServer
 {
+    private const string ScratchPrefix = "kobo-sync-tests-";
+
     private static readonly Lazy<Task<EmbeddedPostgres>> Server = new(StartAsync, LazyThreadSafetyMode.ExecutionAndPublication);
 
     public static Task<EmbeddedPostgres> GetAsync() => Server.Value;
@@ -27,7 +29,7 @@ public static class PostgresServer
 
     private static string CreateScratchDirectory()
     {
-        var path = Path.Combine(Path.GetTempPath(), "kobo-sync-tests-" + Guid.NewGuid().ToString("N")[..12]);
+        var path = Path.Combine(Path.GetTempPath(), ScratchPrefix + Guid.NewGuid().ToString("N")[..12]);
         Directory.CreateDirectory(path,
             UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute
             | UnixFileMode.GroupRead | UnixFileMode.GroupExecute | UnixFileMode.OtherRead | UnixFileMode.OtherExecute);
@@ -44,6 +46,7 @@ public static class PostgresServer
 
     private static async Task<EmbeddedPostgres> StartAsync()
     {
+        SweepLeftovers();
         var scratch = CreateScratchDirectory();
         var settings = new EmbeddedPostgresSettings
         {
@@ -59,6 +62,30 @@ public static class PostgresServer
             TryDelete(scratch);
         };
         return server;
+    }
+
+    /// <summary>
+    /// The test host is often ended without running exit handlers (its servers then stop on their death
+    /// signal), so scratch directories of earlier runs are removed here: those older than a few minutes
+    /// with no live server in them.
+    /// </summary>
+    private static void SweepLeftovers()
+    {
+        foreach (var dir in Directory.EnumerateDirectories(Path.GetTempPath(), ScratchPrefix + "*"))
+        {
+            if (Directory.GetLastWriteTimeUtc(dir) > DateTime.UtcNow.AddMinutes(-5))
+            {
+                continue;
+            }
+
+            var live = Directory.EnumerateDirectories(dir)
+                .Select(PostmasterPidFile.TryRead)
+                .Any(pid => pid is not null && NativeMethods.IsAlive(pid.Pid));
+            if (!live)
+            {
+                TryDelete(dir);
+            }
+        }
     }
 
     private static void TryDelete(string path)
