@@ -10,7 +10,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// step starts it asynchronously before migrations; anything resolving the data source earlier gets
 /// it started synchronously instead (DI factories cannot await), so resolution order never matters.
 /// </summary>
-public sealed class StorageConnection(IOptions<StorageOptions> options, ILogger<EmbeddedPostgres> logger) : IAsyncDisposable
+public sealed class StorageConnection(IOptions<StorageOptions> options, ILogger<EmbeddedPostgres> logger) : IAsyncDisposable, IDisposable
 {
     private readonly SemaphoreSlim _gate = new(1, 1);
     private EmbeddedPostgres? _embedded;
@@ -75,4 +75,7 @@ public sealed class StorageConnection(IOptions<StorageOptions> options, ILogger<
 
         _gate.Dispose();
     }
+
+    /// <summary>For hosts disposed synchronously: the server still gets its fast shutdown.</summary>
+    public void Dispose() => DisposeAsync().AsTask().GetAwaiter().GetResult();
 }

@@ -123,6 +123,19 @@ public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixtur
         Assert.DoesNotContain("Sort", text, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task TheSharedDemoDatabaseServesTheSameDataSet()
+    {
+        var shared = await SharedDemoDatabase.GetAsync();
+        var store = new PostgresDeviceReadStore(shared.DataSource);
+
+        var mine = await _store.FindUserAsync(new UserNo(123), TestTimeout.Token);
+        var theirs = await store.FindUserAsync(new UserNo(123), TestTimeout.Token);
+
+        Assert.Equal(mine, theirs);
+        Assert.Equal(shared.ConnectionString, SharedDemoDatabase.ConnectionString);
+    }
+
     private async Task<List<HighlightView>> AllAsync(UserNo user, HighlightRange range, int pageSize = 7)
     {
         var all = new List<HighlightView>();

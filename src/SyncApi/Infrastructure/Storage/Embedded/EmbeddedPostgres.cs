@@ -1,5 +1,3 @@
-using System.Runtime.Versioning;
-using System.Security.Cryptography;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;
@@ -28,7 +26,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 public sealed class EmbeddedPostgres : IAsyncDisposable
 {
     public const string PasswordFileName = "kobo-sync.password";
-    private const string PostgresUser = "postgres";
+    internal const string PostgresUser = "postgres";
     private const int StartAttempts = 5;
 
     private readonly ServerProcess? _server;
@@ -100,7 +98,7 @@ public sealed class EmbeddedPostgres : IAsyncDisposable
         var initialized = false;
         if (!File.Exists(Path.Combine(dataDirectory, "PG_VERSION")))
         {
-            await InitDbAsync(binaries, settings, dataDirectory, asRoot, cancellationToken).ConfigureAwait(false);
+            await InitDb.RunAsync(binaries, settings, dataDirectory, asRoot, cancellationToken).ConfigureAwait(false);
             initialized = true;
         }
 
@@ -166,60 +164,6 @@ public sealed class EmbeddedPostgres : IAsyncDisposable
             await StopAsync().ConfigureAwait(false);
             _server.Dispose();
         }
-    }
-
-    [UnsupportedOSPlatform("windows")]
-    private static async Task InitDbAsync(
-        PostgresBinaries binaries, EmbeddedPostgresSettings settings, string dataDirectory, bool asRoot, CancellationToken cancellationToken)
-    {
-        // initdb fills a sibling directory that is renamed into place with its password file, so a
-        // crash half-way leaves nothing that looks like a data directory.
-        var staging = dataDirectory + ".initdb";
-        if (Directory.Exists(staging))
-        {
-            Directory.Delete(staging, recursive: true);
-        }
-
-        Directory.CreateDirectory(staging, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-        var password = Convert.ToHexString(RandomNumberGenerator.GetBytes(24)).ToLowerInvariant();
-        var passwordFile = Path.Combine(staging, PasswordFileName);
-        await File.WriteAllTextAsync(passwordFile, password, cancellationToken).ConfigureAwait(false);
-        File.SetUnixFileMode(passwordFile, UnixFileMode.UserRead | UnixFileMode.UserWrite);
-
-        var pgdata = Path.Combine(staging, "pgdata");
-        Directory.CreateDirectory(pgdata, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-        if (asRoot)
-        {
-            await ProcessRunner.RunAsync("chown", ["-R", $"{PostgresUser}:{PostgresUser}", staging], cancellationToken).ConfigureAwait(false);
-        }
-
-        List<string> initdb =
-        [
-            binaries.InitDb, "-D", pgdata, "-U", settings.UserName, "--auth=scram-sha-256",
-            $"--pwfile={passwordFile}", "--encoding=UTF8", "--no-locale", "--no-instructions",
-        ];
-        if (settings.ThrowAway)
-        {
-            initdb.Add("--no-sync");
-        }
-
-        if (asRoot)
-        {
-            await ProcessRunner.RunAsync("runuser", ["-u", PostgresUser, "--", .. initdb], cancellationToken).ConfigureAwait(false);
-        }
-        else
-        {
-            await ProcessRunner.RunAsync(initdb[0], initdb[1..], cancellationToken).ConfigureAwait(false);
-        }
-
-        File.Move(passwordFile, Path.Combine(pgdata, PasswordFileName));
-        if (Directory.Exists(dataDirectory))
-        {
-            Directory.Delete(dataDirectory); // empty: checked by DataDirectoryLayout.EnsureParents
-        }
-
-        Directory.Move(pgdata, dataDirectory);
-        Directory.Delete(staging, recursive: true);
     }
 
     private static async Task<ServerProcess> LaunchAsync(
