@@ -19,13 +19,13 @@ public static class PostgresServer
 
     public static Task<EmbeddedPostgres> GetAsync() => Server.Value;
 
-    /// <summary>A directory under /tmp that the <c>postgres</c> user can traverse, deleted at process exit.</summary>
-    public static string NewScratchDirectory()
-    {
-        var path = CreateScratchDirectory();
-        AppDomain.CurrentDomain.ProcessExit += (_, _) => TryDelete(path);
-        return path;
-    }
+    /// <summary>
+    /// A directory under /tmp that the <c>postgres</c> user can traverse. Delete it with
+    /// <see cref="DeleteScratchDirectory"/> once its server is stopped; a later run sweeps what is left.
+    /// </summary>
+    public static string NewScratchDirectory() => CreateScratchDirectory();
+
+    public static void DeleteScratchDirectory(string path) => TryDelete(path);
 
     private static string CreateScratchDirectory()
     {
@@ -66,14 +66,14 @@ public static class PostgresServer
 
     /// <summary>
     /// The test host is often ended without running exit handlers (its servers then stop on their death
-    /// signal), so scratch directories of earlier runs are removed here: those older than a few minutes
-    /// with no live server in them.
+    /// signal), so scratch directories of earlier runs are removed here: those older than a minute with
+    /// no live server in them (a concurrent run's directories are younger, or hold its live server).
     /// </summary>
     private static void SweepLeftovers()
     {
         foreach (var dir in Directory.EnumerateDirectories(Path.GetTempPath(), ScratchPrefix + "*"))
         {
-            if (Directory.GetLastWriteTimeUtc(dir) > DateTime.UtcNow.AddMinutes(-5))
+            if (Directory.GetLastWriteTimeUtc(dir) > DateTime.UtcNow.AddMinutes(-1))
             {
                 continue;
             }

@@ -5,8 +5,12 @@ using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
 
-public sealed class EmbeddedPostgresTests
+public sealed class EmbeddedPostgresTests : IDisposable
 {
+    private readonly List<string> _scratch = [];
+
+    public void Dispose() => _scratch.ForEach(PostgresServer.DeleteScratchDirectory);
+
     [Fact]
     public async Task FirstStartInitialisesTheDataDirectoryAndASecondStartReusesItsData()
     {
@@ -76,7 +80,7 @@ public sealed class EmbeddedPostgresTests
     [Fact]
     public async Task MissingServerBinariesFailWithAnInstallHint()
     {
-        var settings = NewSettings() with { BinariesRoot = PostgresServer.NewScratchDirectory() };
+        var settings = NewSettings() with { BinariesRoot = Scratch() };
 
         var error = await Assert.ThrowsAsync<InvalidOperationException>(() => EmbeddedPostgres.StartAsync(settings));
 
@@ -88,7 +92,7 @@ public sealed class EmbeddedPostgresTests
     [Fact]
     public void TheHighestInstalledVersionIsChosenComparingVersionsAsNumbers()
     {
-        var root = PostgresServer.NewScratchDirectory();
+        var root = Scratch();
         foreach (var version in new[] { "9.6", "15", "10", "nope" })
         {
             Directory.CreateDirectory(Path.Combine(root, version, "bin"));
@@ -110,7 +114,7 @@ public sealed class EmbeddedPostgresTests
             return; // only root hands the server to the postgres user; this machine and CI run as root
         }
 
-        var closed = Path.Combine(PostgresServer.NewScratchDirectory(), "closed");
+        var closed = Path.Combine(Scratch(), "closed");
         Directory.CreateDirectory(closed, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
 
         var error = await Assert.ThrowsAsync<InvalidOperationException>(
@@ -120,9 +124,16 @@ public sealed class EmbeddedPostgresTests
         Assert.Contains("Storage:Embedded:DataDirectory", error.Message, StringComparison.Ordinal);
     }
 
-    private static EmbeddedPostgresSettings NewSettings() => new()
+    private string Scratch()
     {
-        DataDirectory = Path.Combine(PostgresServer.NewScratchDirectory(), "pgdata"),
+        var path = PostgresServer.NewScratchDirectory();
+        _scratch.Add(path);
+        return path;
+    }
+
+    private EmbeddedPostgresSettings NewSettings() => new()
+    {
+        DataDirectory = Path.Combine(Scratch(), "pgdata"),
         Port = PostgresServer.FreePort(),
         Database = "launcher_test",
         ThrowAway = true,

@@ -24,7 +24,8 @@ public sealed class StorageRegistrationTests
     public async Task WithNoConnectionStringTheServiceStartsItsOwnServerMigratesSeedsAndStopsItOnShutdown()
     {
         var port = PostgresServer.FreePort();
-        var dataDirectory = Path.Combine(PostgresServer.NewScratchDirectory(), "data", "postgres");
+        var scratch = PostgresServer.NewScratchDirectory();
+        var dataDirectory = Path.Combine(scratch, "data", "postgres");
         var logs = new LogLines();
         int pid;
         await using (var app = await StartAsync(logs, new()
@@ -50,6 +51,7 @@ public sealed class StorageRegistrationTests
 
         Assert.False(NativeMethods.IsAlive(pid), "the embedded server still runs after shutdown");
         Assert.False(File.Exists(Path.Combine(dataDirectory, "postmaster.pid")));
+        PostgresServer.DeleteScratchDirectory(scratch);
     }
 
     [Fact]
