@@ -1,0 +1,36 @@
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Microsoft.Extensions.Options;
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>PostgreSQL storage: options, the embedded server when no connection string is set, migrations, demo seed, reads, readiness.</summary>
+public static class StorageExtensions
+{
+    /// <summary>The tag of the readiness health checks (map <c>/healthz/ready</c> with it).</summary>
+    public const string ReadyTag = "ready";
+
+    public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)
+    {
+        var services = builder.Services;
+        services.AddSingleton<IValidateOptions<StorageOptions>, StorageOptionsValidator>();
+        services.AddOptions<StorageOptions>()
+            .Bind(builder.Configuration.GetSection(StorageOptions.SectionName))
+            .ValidateOnStart();
+        services.AddOptions<DemoOptions>()
+            .Bind(builder.Configuration.GetSection(DemoOptions.SectionName))
+            .ValidateOnStart();
+
+        services.AddSingleton<StorageConnection>();
+        services.AddSingleton(sp => StorageDataSource.Create(sp.GetRequiredService<StorageConnection>().GetConnectionString()));
+        services.AddSingleton<StorageReadiness>();
+        services.AddSingleton<SchemaMigrator>();
+        services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
+        services.AddHostedService<StorageStartup>();
+
+        services.AddHealthChecks().AddCheck<StorageHealthCheck>("storage", tags: [ReadyTag]);
+        return builder;
+    }
+}

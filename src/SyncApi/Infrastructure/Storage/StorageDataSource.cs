@@ -1,0 +1,58 @@
+using System.Data.Common;
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+/// <summary>Builds the service's one <see cref="NpgsqlDataSource"/> from a connection string.</summary>
+public static class StorageDataSource
+{
+    public const int DefaultMaxAutoPrepare = 20;
+    public const int DefaultAutoPrepareMinUsages = 2;
+
+    /// <summary>
+    /// Automatic preparation is switched on (hot statements are prepared after their second use)
+    /// unless the connection string sets it; everything else, multi-host lists included, passes through.
+    /// </summary>
+    public static NpgsqlDataSource Create(string connectionString)
+    {
+        var builder = new NpgsqlDataSourceBuilder(WithAutoPrepare(connectionString));
+        return builder.Build();
+    }
+
+    internal static string WithAutoPrepare(string connectionString)
+    {
+        var given = new DbConnectionStringBuilder { ConnectionString = connectionString };
+        var keys = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        foreach (string key in given.Keys)
+        {
+            keys.Add(key.Replace(" ", string.Empty, StringComparison.Ordinal));
+        }
+
+        var builder = new NpgsqlConnectionStringBuilder(connectionString);
+        if (!keys.Contains("MaxAutoPrepare"))
+        {
+            builder.MaxAutoPrepare = DefaultMaxAutoPrepare;
+        }
+
+        if (!keys.Contains("AutoPrepareMinUsages"))
+        {
+            builder.AutoPrepareMinUsages = DefaultAutoPrepareMinUsages;
+        }
+
+        return builder.ConnectionString;
+    }
+
+    /// <summary>Host(s), port, database and user of a connection string, without secrets: safe to log.</summary>
+    public static string LogSafe(string connectionString)
+    {
+        var given = new NpgsqlConnectionStringBuilder(connectionString);
+        var safe = new NpgsqlConnectionStringBuilder
+        {
+            Host = given.Host,
+            Port = given.Port,
+            Database = given.Database,
+            Username = given.Username,
+        };
+        return safe.ConnectionString;
+    }
+}

@@ -1,0 +1,46 @@
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+/// <summary>
+/// Where the service keeps its data. With no <see cref="ConnectionString"/> the service starts a
+/// private PostgreSQL server of its own (see <see cref="EmbeddedStorageOptions"/>), so a newcomer
+/// runs it with no setup; production sets a connection string (multi-host strings are passed through).
+/// </summary>
+public sealed class StorageOptions
+{
+    public const string SectionName = "Storage";
+
+    /// <summary>An Npgsql connection string; empty starts the embedded server.</summary>
+    public string ConnectionString { get; set; } = string.Empty;
+
+    public EmbeddedStorageOptions Embedded { get; set; } = new();
+
+    public bool UsesEmbeddedServer => string.IsNullOrWhiteSpace(ConnectionString);
+}
+
+/// <summary>The private server started when <c>Storage:ConnectionString</c> is empty.</summary>
+public sealed class EmbeddedStorageOptions
+{
+    /// <summary>
+    /// The data directory, relative to the working directory unless absolute. When the service runs as
+    /// root the server runs as the <c>postgres</c> user, so every parent directory must be traversable
+    /// by others (o+x): a path under <c>/root</c> fails the start with a message saying so.
+    /// </summary>
+    public string DataDirectory { get; set; } = "data/postgres";
+
+    /// <summary>Loopback port of the private server.</summary>
+    public int Port { get; set; } = 5433;
+
+    /// <summary>The database the service uses; created when missing.</summary>
+    public string Database { get; set; } = "kobo_sync";
+
+    public string FullDataDirectory => Path.GetFullPath(DataDirectory, Environment.CurrentDirectory);
+}
+
+/// <summary>Demo data for a fresh store, so a newcomer's first request finds users and highlights.</summary>
+public sealed class DemoOptions
+{
+    public const string SectionName = "Demo";
+
+    /// <summary>Seed the demo data set at start when the users table is empty.</summary>
+    public bool Seed { get; set; } = true;
+}

@@ -1,0 +1,50 @@
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Microsoft.Extensions.Options;
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+/// <summary>Fails the start with a message that names the configuration key at fault.</summary>
+internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
+{
+    private const string Embedded = StorageOptions.SectionName + ":" + nameof(StorageOptions.Embedded);
+
+    public ValidateOptionsResult Validate(string? name, StorageOptions options)
+    {
+        var failures = new List<string>();
+        if (!options.UsesEmbeddedServer)
+        {
+            try
+            {
+                _ = new NpgsqlConnectionStringBuilder(options.ConnectionString);
+            }
+            catch (ArgumentException e)
+            {
+                failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is not a valid Npgsql connection string: {e.Message}");
+            }
+
+            return Result(failures);
+        }
+
+        var embedded = options.Embedded;
+        if (string.IsNullOrWhiteSpace(embedded.DataDirectory))
+        {
+            failures.Add($"{Embedded}:{nameof(EmbeddedStorageOptions.DataDirectory)} must name a directory when {StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is empty.");
+        }
+
+        if (embedded.Port is < 1 or > 65535)
+        {
+            failures.Add($"{Embedded}:{nameof(EmbeddedStorageOptions.Port)} must be between 1 and 65535 (was {embedded.Port}).");
+        }
+
+        if (!EmbeddedPostgresNames.IsPlainIdentifier(embedded.Database))
+        {
+            failures.Add($"{Embedded}:{nameof(EmbeddedStorageOptions.Database)} must be 1-63 characters of a-z, 0-9 or '_', starting with a letter (was '{embedded.Database}').");
+        }
+
+        return Result(failures);
+    }
+
+    private static ValidateOptionsResult Result(List<string> failures) =>
+        failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+}

@@ -1,0 +1,172 @@
+using System.Collections.Concurrent;
+using System.Net;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.SyncApi.Extensions;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
+using Kobo.Sync.SyncApi.Tests.Support;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Diagnostics.HealthChecks;
+using Microsoft.AspNetCore.TestHost;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
+
+/// <summary>AddStorage in a host of its own, as Program.cs will use it.</summary>
+public sealed class StorageRegistrationTests
+{
+    [Fact]
+    public async Task WithNoConnectionStringTheServiceStartsItsOwnServerMigratesSeedsAndStopsItOnShutdown()
+    {
+        var port = PostgresServer.FreePort();
+        var scratch = PostgresServer.NewScratchDirectory();
+        var dataDirectory = Path.Combine(scratch, "data", "postgres");
+        var logs = new LogLines();
+        int pid;
+        await using (var app = await StartAsync(logs, new()
+        {
+            ["Storage:Embedded:DataDirectory"] = dataDirectory,
+            ["Storage:Embedded:Port"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture),
+        }))
+        {
+            var line = Assert.Single(logs.Lines, l => l.StartsWith("Storage: ", StringComparison.Ordinal));
+            Assert.Equal($"Storage: Host=127.0.0.1;Port={port};Database=kobo_sync;Username=kobo", line);
+            Assert.DoesNotContain(logs.Lines, l => l.Contains("Password", StringComparison.OrdinalIgnoreCase));
+            Assert.Single(logs.Lines, l => l.StartsWith("Seeded demo data: ", StringComparison.Ordinal)
+                && l.Contains($"heavy user {DemoData.HeavyUser.Value} has {DemoData.HeavyUserHighlights} highlights", StringComparison.Ordinal));
+
+            Assert.Equal(HttpStatusCode.OK, await ReadyStatusAsync(app));
+            var store = app.Services.GetRequiredService<IDeviceReadStore>();
+            var page = await store.ListHighlightsAsync(DemoData.HeavyUser, HighlightRange.ForUser(DemoData.HeavyUser), 10, TestTimeout.Token);
+            Assert.Equal(10, page?.Count);
+
+            pid = app.Services.GetRequiredService<StorageConnection>().Embedded!.ProcessId;
+            await app.StopAsync(TestTimeout.Token);
+        }
+
+        Assert.False(NativeMethods.IsAlive(pid), "the embedded server still runs after shutdown");
+        Assert.False(File.Exists(Path.Combine(dataDirectory, "postmaster.pid")));
+        PostgresServer.DeleteScratchDirectory(scratch);
+    }
+
+    [Fact]
+    public async Task WithAConnectionStringTheServiceMigratesAndSeedsThatDatabaseOnce()
+    {
+        await using var db = new ThrowAwayDatabase();
+        await db.InitializeAsync();
+        var settings = new Dictionary<string, string?> { ["Storage:ConnectionString"] = db.ConnectionString };
+
+        await using (var first = await StartAsync(new LogLines(), settings))
+        {
+            Assert.Equal(HttpStatusCode.OK, await ReadyStatusAsync(first));
+        }
+
+        var logs = new LogLines();
+        await using var second = await StartAsync(logs, settings);
+
+        Assert.DoesNotContain(logs.Lines, l => l.StartsWith("Seeded", StringComparison.Ordinal));
+        var user = await second.Services.GetRequiredService<IDeviceReadStore>().FindUserAsync(new UserNo(123), TestTimeout.Token);
+        Assert.NotNull(user);
+        Assert.Single(logs.Lines, l => l.StartsWith("Storage: Host=127.0.0.1;Port=", StringComparison.Ordinal) && !l.Contains("Password", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task WithSeedingOffTheStoreStaysEmptyAndIsStillReady()
+    {
+        await using var db = new ThrowAwayDatabase();
+        await db.InitializeAsync();
+
+        await using var app = await StartAsync(new LogLines(), new() { ["Storage:ConnectionString"] = db.ConnectionString, ["Demo:Seed"] = "false" });
+
+        Assert.Equal(HttpStatusCode.OK, await ReadyStatusAsync(app));
+        Assert.Null(await app.Services.GetRequiredService<IDeviceReadStore>().FindUserAsync(new UserNo(1), TestTimeout.Token));
+    }
+
+    [Theory]
+    [InlineData("Storage:Embedded:Port", "0", "Storage:Embedded:Port must be between 1 and 65535")]
+    [InlineData("Storage:Embedded:Database", "Kobo-Sync", "Storage:Embedded:Database must be")]
+    [InlineData("Storage:Embedded:DataDirectory", " ", "Storage:Embedded:DataDirectory must name a directory")]
+    [InlineData("Storage:ConnectionString", "Host=x;Nonsense Key=1", "Storage:ConnectionString is not a valid Npgsql connection string")]
+    public async Task ABadSettingFailsTheStartNamingTheKey(string key, string value, string message)
+    {
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => StartAsync(new LogLines(), new() { [key] = value }));
+
+        Assert.Contains(message, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AutomaticPreparationIsSwitchedOnUnlessTheConnectionStringSetsIt()
+    {
+        Assert.Contains("Max Auto Prepare=20", StorageDataSource.WithAutoPrepare("Host=a,b;Database=d"), StringComparison.Ordinal);
+        Assert.Contains("Auto Prepare Min Usages=2", StorageDataSource.WithAutoPrepare("Host=a;Database=d"), StringComparison.Ordinal);
+        Assert.Contains("Max Auto Prepare=5", StorageDataSource.WithAutoPrepare("Host=a;maxautoprepare=5"), StringComparison.Ordinal);
+        Assert.Contains("Auto Prepare Min Usages=7", StorageDataSource.WithAutoPrepare("Host=a;Auto Prepare Min Usages=7"), StringComparison.Ordinal);
+        Assert.Contains("Host=a,b", StorageDataSource.WithAutoPrepare("Host=a,b;Target Session Attributes=primary"), StringComparison.Ordinal);
+        Assert.Equal("Host=a,b;Port=6432;Database=d;Username=u", StorageDataSource.LogSafe("Host=a,b;Port=6432;Database=d;Username=u;Password=secret"));
+    }
+
+    private static async Task<WebApplication> StartAsync(LogLines logs, Dictionary<string, string?> settings)
+    {
+        var builder = WebApplication.CreateBuilder(new WebApplicationOptions { EnvironmentName = "Production" });
+        builder.WebHost.UseTestServer();
+        builder.Configuration.AddInMemoryCollection(settings);
+        builder.Logging.ClearProviders().AddProvider(logs);
+        builder.AddStorage();
+        var app = builder.Build();
+        app.MapHealthChecks("/healthz/ready", new HealthCheckOptions { Predicate = c => c.Tags.Contains(StorageExtensions.ReadyTag) });
+        try
+        {
+            await app.StartAsync(TestTimeout.Token);
+        }
+        catch
+        {
+            await app.DisposeAsync();
+            throw;
+        }
+
+        return app;
+    }
+
+    private static async Task<HttpStatusCode> ReadyStatusAsync(WebApplication app)
+    {
+        using var client = app.GetTestClient();
+        using var response = await client.GetAsync(new Uri("/healthz/ready", UriKind.Relative), TestTimeout.Token);
+        return response.StatusCode;
+    }
+
+    private sealed class ThrowAwayDatabase : PostgresDatabase, IAsyncDisposable
+    {
+        async ValueTask IAsyncDisposable.DisposeAsync() => await DisposeAsync();
+    }
+
+    /// <summary>Rendered log lines at Information and above.</summary>
+    private sealed class LogLines : ILoggerProvider, ILogger
+    {
+        private readonly ConcurrentQueue<string> _lines = new();
+
+        public IReadOnlyList<string> Lines => [.. _lines];
+
+        public ILogger CreateLogger(string categoryName) => this;
+
+        public IDisposable? BeginScope<TState>(TState state) where TState : notnull => null;
+
+        public bool IsEnabled(LogLevel logLevel) => logLevel >= LogLevel.Information;
+
+        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+        {
+            if (IsEnabled(logLevel))
+            {
+                _lines.Enqueue(formatter(state, exception));
+            }
+        }
+
+        public void Dispose()
+        {
+        }
+    }
+}
