@@ -154,6 +154,30 @@ public sealed class GrpcWireTests : IAsyncLifetime
         Assert.True(await _slowHandlerCancelled.Task.WaitAsync(TimeSpan.FromSeconds(5)));
     }
 
+    [Fact]
+    public async Task AClientCancellationCancelsTheHandler()
+    {
+        using var cancel = new CancellationTokenSource(TimeSpan.FromMilliseconds(200));
+
+        var error = await Assert.ThrowsAsync<RpcException>(() => _server.Client.UnaryAsync(
+            Service, "Slow", new GetUserRequest { UserNo = 1 }, User.Parser, cancellationToken: cancel.Token));
+
+        Assert.Equal(StatusCode.Cancelled, error.Status);
+        Assert.True(await _slowHandlerCancelled.Task.WaitAsync(TimeSpan.FromSeconds(5)));
+    }
+
+    [Theory]
+    [InlineData("99999999H")]
+    [InlineData("99999999n")]
+    [InlineData("5S")]
+    public async Task AnyValidTimeoutThatHasNotPassedLetsTheCallComplete(string timeout)
+    {
+        using var response = await RawGrpc.PostAsync(
+            _server.Http, $"/{Service}/Echo", RawGrpc.Frame(new ListUserHighlightsRequest().ToByteArray()), headers: [new("grpc-timeout", timeout)]);
+
+        Assert.Equal("0", RawGrpc.Status(response));
+    }
+
     [Theory]
     [InlineData("1")]
     [InlineData("m")]

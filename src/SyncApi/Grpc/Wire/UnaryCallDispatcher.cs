@@ -14,6 +14,7 @@ namespace Kobo.Sync.SyncApi.Grpc.Wire;
 internal static partial class UnaryCallDispatcher
 {
     internal const string GenericInternalMessage = "The server failed to process the call.";
+    private const double MaxTimerMilliseconds = uint.MaxValue - 1;
 
     public static async Task HandleAsync<TRequest, TResponse>(
         HttpContext http,
@@ -37,14 +38,16 @@ internal static partial class UnaryCallDispatcher
             return;
         }
 
-        using var deadline = new CancellationTokenSource();
-        if (timeout is { } t)
+        // Past about 24 days a timer cannot count (grpc-timeout reaches 11,000 years); such a deadline is as good as none.
+        if (timeout is { } t && t.TotalMilliseconds >= MaxTimerMilliseconds)
         {
-            // Past about 24 days CancelAfter cannot count; such a deadline is as good as none.
-            if (t.TotalMilliseconds < uint.MaxValue - 1)
-            {
-                deadline.CancelAfter(t);
-            }
+            timeout = null;
+        }
+
+        using var deadline = new CancellationTokenSource();
+        if (timeout is { } due)
+        {
+            deadline.CancelAfter(due);
         }
 
         using var call = CancellationTokenSource.CreateLinkedTokenSource(http.RequestAborted, deadline.Token);

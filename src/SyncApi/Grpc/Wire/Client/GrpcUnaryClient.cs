@@ -68,9 +68,21 @@ public sealed class GrpcUnaryClient(HttpClient http)
         {
             throw new RpcException(StatusCode.Cancelled, "The call was cancelled.");
         }
+        catch (HttpRequestException exception) when (exception.InnerException is HttpProtocolException reset)
+        {
+            throw FromStreamReset(reset);
+        }
+        catch (HttpProtocolException reset)
+        {
+            throw FromStreamReset(reset);
+        }
         catch (HttpRequestException exception)
         {
             throw new RpcException(StatusCode.Unavailable, $"The server could not be reached: {exception.Message}");
+        }
+        catch (IOException exception)
+        {
+            throw new RpcException(StatusCode.Unavailable, $"The connection failed during the call: {exception.Message}");
         }
     }
 
@@ -159,6 +171,20 @@ public sealed class GrpcUnaryClient(HttpClient http)
             .SelectMany(h => h.Value.Select(v => new KeyValuePair<string, string>(h.Key, v)))
             .ToList();
         return new RpcException((StatusCode)code, detail, trailers);
+    }
+
+    /// <summary>PROTOCOL-HTTP2.md, "Errors": RST_STREAM error codes as gRPC statuses.</summary>
+    private static RpcException FromStreamReset(HttpProtocolException reset)
+    {
+        var status = reset.ErrorCode switch
+        {
+            0x7 => StatusCode.Unavailable, // REFUSED_STREAM: nothing was processed
+            0x8 => StatusCode.Cancelled, // CANCEL
+            0xB => StatusCode.ResourceExhausted, // ENHANCE_YOUR_CALM
+            0xC => StatusCode.PermissionDenied, // INADEQUATE_SECURITY
+            _ => StatusCode.Internal,
+        };
+        return new RpcException(status, $"The server reset the stream (HTTP/2 error 0x{reset.ErrorCode:X}).");
     }
 
     /// <summary>grpc/grpc doc/http-grpc-status-mapping.md.</summary>
