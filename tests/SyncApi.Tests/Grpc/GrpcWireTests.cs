@@ -65,6 +65,18 @@ public sealed class GrpcWireTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task ConcurrentCallsShareOneConnection()
+    {
+        var calls = Enumerable.Range(1, 64).Select(i => _server.Client.UnaryAsync(
+            Service, "Echo", new ListUserHighlightsRequest { UserNo = i, Cursor = $"call {i}" }, User.Parser, cancellationToken: TestTimeout.Token));
+
+        var responses = await Task.WhenAll(calls);
+
+        Assert.Equal(Enumerable.Range(1, 64).Select(i => (long)i), responses.Select(r => r.UserNo));
+        Assert.All(responses, r => Assert.Equal($"call {r.UserNo}", r.Name));
+    }
+
+    [Fact]
     public async Task ASuccessfulCallEndsWithStatusZeroInTheTrailers()
     {
         using var response = await RawGrpc.PostAsync(_server.Http, $"/{Service}/Echo", RawGrpc.Frame(new ListUserHighlightsRequest { UserNo = 1 }.ToByteArray()));

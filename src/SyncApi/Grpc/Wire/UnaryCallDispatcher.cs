@@ -10,6 +10,14 @@ namespace Kobo.Sync.SyncApi.Grpc.Wire;
 /// message, calls the handler and writes one message and the status trailers. Every failure
 /// before the response message is written leaves as a Trailers-Only response (HTTP 200 with
 /// <c>grpc-status</c> in the only HEADERS frame).
+/// Statuses the binding itself chooses, after grpc/grpc doc/statuscodes.md:
+/// no request message or more than one: UNIMPLEMENTED ("request cardinality violation");
+/// a message that does not parse, is truncated, or is flagged compressed without an encoding:
+/// INTERNAL; a compressed message: UNIMPLEMENTED; a message over the limit: RESOURCE_EXHAUSTED;
+/// a malformed <c>grpc-timeout</c>: INTERNAL (as grpc-go); deadline passed: DEADLINE_EXCEEDED;
+/// client gone: CANCELLED; an exception neither the handler nor <see cref="GrpcWireOptions.MapException"/>
+/// turned into a status: INTERNAL with a generic message, logged (the spec's UNKNOWN tells a client
+/// less; INTERNAL says "the server's fault, do not retry blindly").
 /// </summary>
 internal static partial class UnaryCallDispatcher
 {
