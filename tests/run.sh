@@ -16,6 +16,10 @@ done
 echo "==> installing the HCL parser for the deploy tests (tests/Deploy.Tests/hcl)"
 npm ci --prefix tests/Deploy.Tests/hcl --no-audit --no-fund --loglevel=error
 
+# gRPC interop: @grpc/grpc-js is one of the two independent clients the gRPC tests drive.
+echo "==> installing the Node gRPC interop client (tests/interop/node)"
+npm ci --prefix tests/interop/node --no-audit --no-fund --loglevel=error
+
 results="$(mktemp -d)"
 trap 'rm -rf "$results"' EXIT
 
