@@ -8,14 +8,17 @@ if (TokenCommand.IsRequested(args))
 }
 
 builder.AddServiceDefaults();
+builder.AddStorage();
 builder.AddDeviceAuth();
 builder.AddDeviceApis();
+builder.AddSyncGrpc();
 
 var app = builder.Build();
 app.UseServiceDefaults();
 app.UseDeviceAuth();
 app.MapServiceDefaults();
 app.MapDeviceApis();
+app.MapSyncGrpc();
 
 app.Run();
 return 0;

@@ -10,7 +10,7 @@ namespace Kobo.Sync.SyncApi.Extensions;
 public static class StorageExtensions
 {
     /// <summary>The tag of the readiness health checks (map <c>/healthz/ready</c> with it).</summary>
-    public const string ReadyTag = "ready";
+    public const string ReadyTag = ServiceDefaultsExtensions.ReadyTag;
 
     public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)
     {

@@ -42,7 +42,7 @@ public sealed class UsersApiTests : IClassFixture<DemoDatabase>, IDisposable
     [Fact]
     public async Task TheFirstPageHoldsTenHighlightsInIdOrderByDefault()
     {
-        var page = await As(_database.HeavyUser).GetJsonAsync($"/v1/users/{_database.HeavyUser}/highlights", 200);
+        var page = await As(_database.HeavyUser.Value).GetJsonAsync($"/v1/users/{_database.HeavyUser.Value}/highlights", 200);
         var items = page.GetProperty("items").EnumerateArray().ToList();
         Assert.Equal(10, items.Count);
         var ids = items.Select(i => i.GetProperty("id").GetString()!).ToList();
@@ -57,7 +57,7 @@ public sealed class UsersApiTests : IClassFixture<DemoDatabase>, IDisposable
     [Fact]
     public async Task WalkingTheHeavyUsersCursorReturnsEveryHighlightOnceInIdOrder()
     {
-        var heavy = _database.HeavyUser;
+        var heavy = _database.HeavyUser.Value;
         var ids = await As(heavy).WalkAsync($"/v1/users/{heavy}/highlights", 100);
 
         var expected = await _database.CountAsync("SELECT count(*) FROM highlights WHERE user_no = $1", heavy);

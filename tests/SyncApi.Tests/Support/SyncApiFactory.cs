@@ -6,7 +6,11 @@ using Serilog.Core;
 
 namespace Kobo.Sync.SyncApi.Tests.Support;
 
-/// <summary>The real service in process, with its logs captured and optional configuration overrides.</summary>
+/// <summary>
+/// The real service in process, with its logs captured and optional configuration overrides. Unless
+/// the settings say otherwise it reads the run's shared demo database (<see cref="SharedDemoDatabase"/>),
+/// accepts <see cref="TestTokens"/>' tokens and does not seed: it never starts a server of its own.
+/// </summary>
 public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? settings = null) : WebApplicationFactory<Program>
 {
     public CapturedLogs Logs { get; } = new();
@@ -14,7 +18,23 @@ public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? setting
     protected override void ConfigureWebHost(IWebHostBuilder builder)
     {
         builder.UseEnvironment("Production");
+        var effective = new Dictionary<string, string?>
+        {
+            ["Demo:Seed"] = "false",
+            ["Auth:SigningKey"] = TestTokens.SigningKey,
+            ["Paging:CursorKey"] = TestTokens.CursorKey,
+        };
         foreach (var (key, value) in settings ?? new Dictionary<string, string?>())
+        {
+            effective[key] = value;
+        }
+
+        if (!effective.ContainsKey("Storage:ConnectionString"))
+        {
+            effective["Storage:ConnectionString"] = SharedDemoDatabase.ConnectionString;
+        }
+
+        foreach (var (key, value) in effective)
         {
             builder.UseSetting(key, value);
         }

@@ -11,13 +11,10 @@ public static class TestTokens
     public const string SigningKey = "test-signing-key-that-is-at-least-32-bytes";
     public const string CursorKey = "test-cursor-key-that-is-at-least-32-bytes-x";
 
-    /// <summary>The settings a service under test needs to accept <see cref="For"/>'s tokens.</summary>
+    /// <summary>Settings for a service on <paramref name="connectionString"/>; the keys are <see cref="SyncApiFactory"/>'s defaults.</summary>
     public static Dictionary<string, string?> ServiceSettings(string connectionString) => new()
     {
         ["Storage:ConnectionString"] = connectionString,
-        ["Demo:Seed"] = "false",
-        ["Auth:SigningKey"] = SigningKey,
-        ["Paging:CursorKey"] = CursorKey,
     };
 
     public static string For(
