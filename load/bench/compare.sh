@@ -36,7 +36,8 @@ report="load/results/compare-$stamp.md"
 
 users=$(psql "$pg" -Atc "SELECT max(user_no) FROM users")
 echo "==> minting $users device tokens"
-Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet run --project src/SyncApi -c Release --no-launch-profile -- \
+dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
+Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll \
   token --users "1-$users" --device bench --hours 4 >"$work/tokens.raw"
 grep -P '^\d+\t' "$work/tokens.raw" >"$work/tokens.tsv"
 
@@ -68,6 +69,9 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 } >"$report"
 
 for read in $reads; do
+  # Unrecorded warm-up: the first requests of each device validate its token and the JIT is still tiering up.
+  echo "==> $read warm-up"
+  run_wrk "$read" >/dev/null
   : >"$work/$read.svc"; : >"$work/$read.db"
   for round in $(seq 1 "$rounds"); do
     echo "==> $read round $round: wrk"

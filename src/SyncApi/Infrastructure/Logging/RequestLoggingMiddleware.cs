@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Microsoft.AspNetCore.Diagnostics;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 
@@ -18,7 +19,9 @@ internal sealed class RequestLoggingMiddleware(RequestDelegate next, ILogger<Req
         finally
         {
             var elapsedMs = Stopwatch.GetElapsedTime(started).TotalMilliseconds;
-            var route = (context.GetEndpoint() as RouteEndpoint)?.RoutePattern.RawText ?? "(unmatched)";
+            // An error answer is re-executed without the endpoint; the handler's feature still names it.
+            var endpoint = context.GetEndpoint() ?? context.Features.Get<IExceptionHandlerFeature>()?.Endpoint;
+            var route = (endpoint as RouteEndpoint)?.RoutePattern.RawText ?? "(unmatched)";
             var status = context.Response.StatusCode;
             logger.Log(
                 status >= 500 ? LogLevel.Error : LogLevel.Information,

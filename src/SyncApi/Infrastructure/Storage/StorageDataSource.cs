@@ -10,8 +10,13 @@ public static class StorageDataSource
     public const int DefaultAutoPrepareMinUsages = 2;
 
     /// <summary>
-    /// Automatic preparation is switched on (hot statements are prepared after their second use)
-    /// unless the connection string sets it; everything else, multi-host lists included, passes through.
+    /// Automatic preparation is switched on (hot statements are prepared after their second use) and
+    /// the session reset on returning a connection to the pool is switched off, unless the connection
+    /// string sets them; everything else, multi-host lists included, passes through. The reset
+    /// (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
+    /// work in the server on every pooled open, which is every request here; the service never
+    /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
+    /// a command), so there is nothing to reset.
     /// </summary>
     public static NpgsqlDataSource Create(string connectionString)
     {
@@ -37,6 +42,11 @@ public static class StorageDataSource
         if (!keys.Contains("AutoPrepareMinUsages"))
         {
             builder.AutoPrepareMinUsages = DefaultAutoPrepareMinUsages;
+        }
+
+        if (!keys.Contains("NoResetOnClose"))
+        {
+            builder.NoResetOnClose = true;
         }
 
         return builder.ConnectionString;
