@@ -37,7 +37,8 @@ for trx in "$results"/*.trx; do
   count() { echo "$counters" | sed -n "s/.* $1=\"\([0-9]*\)\".*/\1/p"; }
   passed=$((passed + $(count passed)))
   failed=$((failed + $(count failed)))
-  skipped=$((skipped + $(count notExecuted)))
+  # xunit's skipped tests count as neither passed nor failed: total minus executed.
+  skipped=$((skipped + $(count total) - $(count executed)))
 done
 
 if [ "$passed" -eq 0 ] && [ "$status" -eq 0 ]; then

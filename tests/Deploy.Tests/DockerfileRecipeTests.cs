@@ -13,6 +13,7 @@ namespace Kobo.Sync.Deploy.Tests;
 public sealed class DockerfileRecipeTests : IDisposable
 {
     private readonly string _scratch = Directory.CreateTempSubdirectory("kobo-sync-image-").FullName;
+    private readonly string _database = Path.Combine(Path.GetTempPath(), "kobo-sync-image-db-" + Guid.NewGuid().ToString("N"));
 
     [Fact]
     public void TheBuildStepsProduceAServiceThatPassesTheImagesOwnHealthCheck()
@@ -39,9 +40,15 @@ public sealed class DockerfileRecipeTests : IDisposable
             start.Environment[key] = value;
         }
 
-        // Same configuration as the image, but on loopback ports free on this machine.
+        // Same configuration as the image, but on loopback ports free on this machine. The image is
+        // given its database by connection string; here the service's private PostgreSQL stands in,
+        // in a folder the postgres user can enter (the scratch folder is private to this user).
         start.Environment["Endpoints__Rest"] = $"http://127.0.0.1:{restPort}";
         start.Environment["Endpoints__Grpc"] = $"http://127.0.0.1:{grpcPort}";
+        start.Environment["Storage__Embedded__DataDirectory"] = _database;
+        start.Environment["Storage__Embedded__Port"] = FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["Demo__Seed"] = "false";
+        start.Environment["Auth__SigningKey"] = "image-test-signing-key-at-least-32-bytes";
 
         using var service = Process.Start(start)!;
         service.OutputDataReceived += (_, _) => { };
@@ -70,8 +77,13 @@ public sealed class DockerfileRecipeTests : IDisposable
         }
         finally
         {
-            service.Kill(entireProcessTree: true);
-            service.WaitForExit(10_000);
+            // SIGTERM: the host shuts down and stops its PostgreSQL with it.
+            ProcessRunner.Run("kill", ["-TERM", service.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)], appDir, TimeSpan.FromSeconds(5));
+            if (!service.WaitForExit(20_000))
+            {
+                service.Kill(entireProcessTree: true);
+                service.WaitForExit(10_000);
+            }
         }
     }
 
@@ -114,12 +126,12 @@ public sealed class DockerfileRecipeTests : IDisposable
             return;
         }
 
-        // As .dockerignore: build output never enters the context.
+        // As .dockerignore: build output and a local run's database never enter the context.
         foreach (var file in Directory.EnumerateFiles(source, "*", SearchOption.AllDirectories))
         {
             var relative = Path.GetRelativePath(source, file);
             var parts = relative.Split(Path.DirectorySeparatorChar);
-            if (parts.Contains("bin") || parts.Contains("obj"))
+            if (parts.Contains("bin") || parts.Contains("obj") || parts.Contains("data"))
             {
                 continue;
             }
@@ -137,5 +149,12 @@ public sealed class DockerfileRecipeTests : IDisposable
         return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
-    public void Dispose() => Directory.Delete(_scratch, recursive: true);
+    public void Dispose()
+    {
+        Directory.Delete(_scratch, recursive: true);
+        if (Directory.Exists(_database))
+        {
+            Directory.Delete(_database, recursive: true);
+        }
+    }
 }
