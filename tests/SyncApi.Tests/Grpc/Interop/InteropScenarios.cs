@@ -8,8 +8,9 @@ namespace Kobo.Sync.SyncApi.Tests.Grpc.Interop;
 
 /// <summary>
 /// What an independent gRPC client must see from the whole service (real storage on the shared demo
-/// database, real device tokens) on real listeners: the same scenarios for each client. The
-/// NOT_SERVING scenario needs a database of its own: <see cref="GrpcHealthWithStorageDownTests"/>.
+/// database, real device tokens) on real listeners: the same scenarios for each client. The deadline
+/// and NOT_SERVING scenarios need a database of their own: <see cref="GrpcStoreDeadlineTests"/> and
+/// <see cref="GrpcHealthWithStorageDownTests"/>.
 /// </summary>
 public abstract class InteropScenarios(InteropClient client, SyncGrpcTestHost host)
 {
