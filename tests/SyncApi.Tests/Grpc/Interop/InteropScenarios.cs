@@ -73,20 +73,16 @@ public abstract class InteropScenarios(InteropClient client, SyncGrpcTestHost ho
     protected async Task RejectionsCarryTheirStatusCodes()
     {
         var noToken = await client.CallAsync(host.Target, $"{Sync}/GetUser", """{"user_no":12}""");
-        var forged = await client.CallAsync(host.Target, $"{Sync}/GetUser", """{"user_no":12}""", [new("authorization", "Bearer forged")]);
         var otherUser = await client.CallAsync(host.Target, $"{Sync}/GetUser", """{"user_no":123}""", As(12));
         var missing = await client.CallAsync(host.Target, $"{Sync}/ListUserHighlights", """{"user_no":987654321}""", As(987_654_321));
         var badSize = await client.CallAsync(host.Target, $"{Sync}/ListUserHighlights", """{"user_no":12,"page_size":500}""", As(12));
-        var expired = await client.CallAsync(host.Target, $"{Sync}/GetUser", """{"user_no":12}""", As(12), deadlineMs: 1);
 
         Assert.Equal((int)StatusCode.Unauthenticated, noToken.Code);
         Assert.Equal("A bearer token is required in the authorization metadata.", noToken.Details);
-        Assert.Equal((int)StatusCode.Unauthenticated, forged.Code);
         Assert.Equal((int)StatusCode.PermissionDenied, otherUser.Code);
         Assert.Equal((int)StatusCode.NotFound, missing.Code);
         Assert.Equal((int)StatusCode.InvalidArgument, badSize.Code);
         Assert.StartsWith("pageSize:", badSize.Details, StringComparison.Ordinal);
-        Assert.Equal((int)StatusCode.DeadlineExceeded, expired.Code);
     }
 
     protected async Task ANonAsciiStatusMessageArrivesIntact()
