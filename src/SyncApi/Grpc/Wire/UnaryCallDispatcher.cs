@@ -52,20 +52,33 @@ internal static partial class UnaryCallDispatcher
             timeout = null;
         }
 
+        var started = Stopwatch.GetTimestamp();
         using var deadline = new CancellationTokenSource();
         if (timeout is { } due)
         {
             deadline.CancelAfter(due);
         }
 
+        // The timer counts whole milliseconds on the thread pool, so it can fire late (or, below a
+        // millisecond, only "soon"): the clock decides whether the deadline has passed.
+        bool Expired() => deadline.IsCancellationRequested || (timeout is { } limit && Stopwatch.GetElapsedTime(started) >= limit);
+
         using var call = CancellationTokenSource.CreateLinkedTokenSource(http.RequestAborted, deadline.Token);
         var context = new GrpcCallContext(http, method, timeout is { } d ? DateTimeOffset.UtcNow + d : null, call.Token);
         try
         {
             var request = await ReadSingleRequestAsync(http, parser, options.MaxReceiveMessageSize, call.Token);
+            if (Expired())
+            {
+                throw DeadlineExceeded();
+            }
+
             var response = await handler(request, context);
-            // A handler that ignored the token must not answer after the client gave up.
-            deadline.Token.ThrowIfCancellationRequested();
+            // A handler that ignored the token, or finished before the timer fired, must not answer after the deadline.
+            if (Expired())
+            {
+                throw DeadlineExceeded();
+            }
 
             http.Response.ContentType = GrpcProtocol.ContentType;
             http.Response.Headers[GrpcProtocol.AcceptEncodingHeader] = GrpcProtocol.IdentityEncoding;
@@ -176,6 +189,8 @@ internal static partial class UnaryCallDispatcher
         }
     }
 
+    private static RpcException DeadlineExceeded() => new(StatusCode.DeadlineExceeded, "Deadline exceeded.");
+
     private static RpcException ToStatus(
         Exception exception,
         CancellationToken deadline,
@@ -191,7 +206,7 @@ internal static partial class UnaryCallDispatcher
 
         if (exception is OperationCanceledException && deadline.IsCancellationRequested)
         {
-            return new RpcException(StatusCode.DeadlineExceeded, "Deadline exceeded.");
+            return DeadlineExceeded();
         }
 
         if (exception is OperationCanceledException or IOException && aborted.IsCancellationRequested)

@@ -1,0 +1,67 @@
+using System.Diagnostics;
+using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.SyncApi.Grpc.Wire;
+using Kobo.Sync.SyncApi.Tests.Grpc.Interop;
+using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;
+
+namespace Kobo.Sync.SyncApi.Tests.Grpc;
+
+/// <summary>
+/// A call's deadline reaches the database: with the users table locked by another transaction the
+/// service's SELECT waits, the deadline passes, the caller gets DEADLINE_EXCEEDED promptly and the
+/// SELECT is cancelled on the server rather than left waiting for the lock. For the in-house client
+/// and both independent clients, on a database of this class's own.
+/// </summary>
+public sealed class GrpcStoreDeadlineTests(ServiceOnOwnDatabase database) : IClassFixture<ServiceOnOwnDatabase>
+{
+    private const string GetUser = "kobo.sync.v1.SyncService/GetUser";
+    private const long User = 12;
+
+    [Fact]
+    public Task TheDeadlineCancelsTheBlockedDatabaseCommand() => AssertTheDeadlineCancelsTheCommandAsync(
+        TimeSpan.FromSeconds(2),
+        async () =>
+        {
+            using var response = await RawGrpc.PostAsync(
+                database.Host.Http, $"/{GetUser}",
+                RawGrpc.Frame(Google.Protobuf.MessageExtensions.ToByteArray(new GetUserRequest { UserNo = User })),
+                headers: [new("grpc-timeout", "300m"), .. As(User)]);
+            return int.Parse(RawGrpc.Status(response)!, System.Globalization.CultureInfo.InvariantCulture);
+        });
+
+    [NodeInteropFact]
+    public Task TheNodeClientsDeadlineCancelsTheBlockedDatabaseCommand() => InteropDeadlineAsync(InteropClient.Node);
+
+    [PythonInteropFact]
+    public Task ThePythonClientsDeadlineCancelsTheBlockedDatabaseCommand() => InteropDeadlineAsync(InteropClient.Python);
+
+    // The client process starts inside the measured time, hence the looser bound.
+    private Task InteropDeadlineAsync(InteropClient client) => AssertTheDeadlineCancelsTheCommandAsync(
+        TimeSpan.FromSeconds(5),
+        async () => (await client.CallAsync(database.Host.Target, GetUser, $$"""{"user_no":{{User}}}""", As(User), deadlineMs: 300)).Code);
+
+    private async Task AssertTheDeadlineCancelsTheCommandAsync(TimeSpan within, Func<Task<int>> call)
+    {
+        await using var locked = await TableLock.TakeAsync(database, "users");
+        Assert.Empty(await locked.WaitingStatementsAsync());
+        var status = TimedAsync(call);
+
+        var sawTheSelectWait = await locked.SawAStatementWaitingWhileAsync(status, within);
+
+        Assert.True(status.IsCompleted, $"no answer within {within} while the lock is held");
+        var (code, elapsed) = await status;
+        Assert.Equal((int)StatusCode.DeadlineExceeded, code);
+        Assert.True(elapsed < within, $"DEADLINE_EXCEEDED took {elapsed}");
+        Assert.True(sawTheSelectWait, "the service's SELECT reached the database and waited on the lock");
+        var stillWaiting = await locked.StillWaitingAfterAsync(TimeSpan.FromSeconds(5));
+        Assert.True(stillWaiting.Count == 0, $"cancelled, not left waiting on the lock: {string.Join(" | ", stillWaiting)}");
+    }
+
+    private static async Task<(int Code, TimeSpan Elapsed)> TimedAsync(Func<Task<int>> call)
+    {
+        var clock = Stopwatch.StartNew();
+        var code = await call();
+        return (code, clock.Elapsed);
+    }
+}
