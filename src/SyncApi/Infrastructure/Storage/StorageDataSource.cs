@@ -16,15 +16,17 @@ public static class StorageDataSource
     /// (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
     /// work in the server on every pooled open, which is every request here; the service never
     /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
-    /// a command), so there is nothing to reset.
+    /// a command), so there is nothing to reset. Multiplexing stays off although it
+    /// doubled throughput here (docs/performance.md): a multiplexed command cannot be cancelled in
+    /// the server, and a device's deadline or disconnect must stop its query.
     /// </summary>
     public static NpgsqlDataSource Create(string connectionString)
     {
-        var builder = new NpgsqlDataSourceBuilder(WithAutoPrepare(connectionString));
+        var builder = new NpgsqlDataSourceBuilder(WithServiceDefaults(connectionString));
         return builder.Build();
     }
 
-    internal static string WithAutoPrepare(string connectionString)
+    internal static string WithServiceDefaults(string connectionString)
     {
         var given = new DbConnectionStringBuilder { ConnectionString = connectionString };
         var keys = new HashSet<string>(StringComparer.OrdinalIgnoreCase);

@@ -102,12 +102,26 @@ public sealed class StorageRegistrationTests
     [Fact]
     public void AutomaticPreparationIsSwitchedOnUnlessTheConnectionStringSetsIt()
     {
-        Assert.Contains("Max Auto Prepare=20", StorageDataSource.WithAutoPrepare("Host=a,b;Database=d"), StringComparison.Ordinal);
-        Assert.Contains("Auto Prepare Min Usages=2", StorageDataSource.WithAutoPrepare("Host=a;Database=d"), StringComparison.Ordinal);
-        Assert.Contains("Max Auto Prepare=5", StorageDataSource.WithAutoPrepare("Host=a;maxautoprepare=5"), StringComparison.Ordinal);
-        Assert.Contains("Auto Prepare Min Usages=7", StorageDataSource.WithAutoPrepare("Host=a;Auto Prepare Min Usages=7"), StringComparison.Ordinal);
-        Assert.Contains("Host=a,b", StorageDataSource.WithAutoPrepare("Host=a,b;Target Session Attributes=primary"), StringComparison.Ordinal);
+        Assert.Contains("Max Auto Prepare=20", StorageDataSource.WithServiceDefaults("Host=a,b;Database=d"), StringComparison.Ordinal);
+        Assert.Contains("Auto Prepare Min Usages=2", StorageDataSource.WithServiceDefaults("Host=a;Database=d"), StringComparison.Ordinal);
+        Assert.Contains("Max Auto Prepare=5", StorageDataSource.WithServiceDefaults("Host=a;maxautoprepare=5"), StringComparison.Ordinal);
+        Assert.Contains("Auto Prepare Min Usages=7", StorageDataSource.WithServiceDefaults("Host=a;Auto Prepare Min Usages=7"), StringComparison.Ordinal);
+        Assert.Contains("Host=a,b", StorageDataSource.WithServiceDefaults("Host=a,b;Target Session Attributes=primary"), StringComparison.Ordinal);
         Assert.Equal("Host=a,b;Port=6432;Database=d;Username=u", StorageDataSource.LogSafe("Host=a,b;Port=6432;Database=d;Username=u;Password=secret"));
+    }
+
+    [Fact]
+    public void PooledConnectionsSkipTheSessionResetUnlessTheConnectionStringAsksForIt()
+    {
+        Assert.Contains("No Reset On Close=True", StorageDataSource.WithServiceDefaults("Host=a;Database=d"), StringComparison.Ordinal);
+        Assert.Contains("No Reset On Close=False", StorageDataSource.WithServiceDefaults("Host=a;No Reset On Close=false"), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AHostListBecomesAMultiHostSourceThatFailsOverByItself()
+    {
+        using var dataSource = StorageDataSource.Create("Host=a,b;Database=d;Target Session Attributes=primary");
+        Assert.IsType<Npgsql.NpgsqlMultiHostDataSource>(dataSource);
     }
 
     private static async Task<WebApplication> StartAsync(LogLines logs, Dictionary<string, string?> settings)
