@@ -35,7 +35,6 @@ WORKDIR /app
 COPY --from=build --chown=root:root /app ./
 
 ENV ASPNETCORE_ENVIRONMENT=Production \
-    DOTNET_gcServer=1 \
     Endpoints__Rest=http://0.0.0.0:5080 \
     Endpoints__Grpc=http://0.0.0.0:5081
 
