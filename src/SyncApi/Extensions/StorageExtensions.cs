@@ -9,9 +9,6 @@ namespace Kobo.Sync.SyncApi.Extensions;
 /// <summary>PostgreSQL storage: options, the embedded server when no connection string is set, migrations, demo seed, reads, readiness.</summary>
 public static class StorageExtensions
 {
-    /// <summary>The tag of the readiness health checks (map <c>/healthz/ready</c> with it).</summary>
-    public const string ReadyTag = ServiceDefaultsExtensions.ReadyTag;
-
     public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)
     {
         var services = builder.Services;
@@ -30,7 +27,7 @@ public static class StorageExtensions
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
         services.AddHostedService<StorageStartup>();
 
-        services.AddHealthChecks().AddCheck<StorageHealthCheck>("storage", tags: [ReadyTag]);
+        services.AddHealthChecks().AddCheck<StorageHealthCheck>("storage", tags: [ServiceDefaultsExtensions.ReadyTag]);
         return builder;
     }
 }

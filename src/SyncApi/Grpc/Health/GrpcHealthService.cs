@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Grpc.Health.V1;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
@@ -12,7 +13,6 @@ namespace Kobo.Sync.SyncApi.Grpc.Health;
 public static class GrpcHealthService
 {
     public const string ServiceName = "grpc.health.v1.Health";
-    public const string ReadyTag = "ready";
 
     /// <summary>Maps Check without authentication; <paramref name="services"/> are the names besides "".</summary>
     public static IEndpointConventionBuilder MapGrpcHealth(this IEndpointRouteBuilder endpoints, params string[] services)
@@ -30,7 +30,7 @@ public static class GrpcHealthService
         }
 
         var checks = call.HttpContext.RequestServices.GetRequiredService<HealthCheckService>();
-        var report = await checks.CheckHealthAsync(r => r.Tags.Contains(ReadyTag), call.CancellationToken);
+        var report = await checks.CheckHealthAsync(r => r.Tags.Contains(ServiceDefaultsExtensions.ReadyTag), call.CancellationToken);
         return new HealthCheckResponse
         {
             Status = report.Status == HealthStatus.Unhealthy

@@ -132,7 +132,7 @@ public sealed class StorageRegistrationTests
         builder.Logging.ClearProviders().AddProvider(logs);
         builder.AddStorage();
         var app = builder.Build();
-        app.MapHealthChecks("/healthz/ready", new HealthCheckOptions { Predicate = c => c.Tags.Contains(StorageExtensions.ReadyTag) });
+        app.MapHealthChecks("/healthz/ready", new HealthCheckOptions { Predicate = c => c.Tags.Contains(ServiceDefaultsExtensions.ReadyTag) });
         try
         {
             await app.StartAsync(TestTimeout.Token);
