@@ -15,7 +15,11 @@ public sealed class DeviceTokenKeys
         string[] algorithms;
         if (!string.IsNullOrWhiteSpace(o.PublicKeyPem))
         {
-            (key, algorithms) = ImportPublicKey(o.PublicKeyPem);
+            if (!TryImportPublicKey(o.PublicKeyPem, out key, out algorithms, out var error))
+            {
+                throw new OptionsValidationException(
+                    DeviceTokenOptions.SectionName, typeof(DeviceTokenOptions), [$"Auth:PublicKeyPem: {error}"]);
+            }
         }
         else
         {
@@ -53,19 +57,36 @@ public sealed class DeviceTokenKeys
 
     public string Audience { get; }
 
-    private static (SecurityKey Key, string[] Algorithms) ImportPublicKey(string pem)
+    /// <summary>
+    /// An RSA (RS256) or EC P-256 (ES256) public key from PEM text; false with the reason when the
+    /// text is neither. The options validator calls this too, so a bad key stops the start.
+    /// </summary>
+    internal static bool TryImportPublicKey(string pem, out SecurityKey key, out string[] algorithms, out string error)
     {
+        var rsa = RSA.Create();
         try
         {
-            var rsa = RSA.Create();
             rsa.ImportFromPem(pem);
-            return (new RsaSecurityKey(rsa), [SecurityAlgorithms.RsaSha256]);
+            (key, algorithms, error) = (new RsaSecurityKey(rsa), [SecurityAlgorithms.RsaSha256], string.Empty);
+            return true;
         }
         catch (Exception ex) when (ex is ArgumentException or CryptographicException)
         {
-            var ec = ECDsa.Create();
+            rsa.Dispose();
+        }
+
+        var ec = ECDsa.Create();
+        try
+        {
             ec.ImportFromPem(pem);
-            return (new ECDsaSecurityKey(ec), [SecurityAlgorithms.EcdsaSha256]);
+            (key, algorithms, error) = (new ECDsaSecurityKey(ec), [SecurityAlgorithms.EcdsaSha256], string.Empty);
+            return true;
+        }
+        catch (Exception ex) when (ex is ArgumentException or CryptographicException)
+        {
+            ec.Dispose();
+            (key, algorithms, error) = (null!, [], ex.Message);
+            return false;
         }
     }
 }

@@ -1,4 +1,3 @@
-using System.Security.Cryptography;
 using System.Text;
 using Microsoft.Extensions.Options;
 
@@ -13,7 +12,7 @@ internal sealed class DeviceTokenOptionsValidator : IValidateOptions<DeviceToken
     {
         if (!string.IsNullOrWhiteSpace(options.PublicKeyPem))
         {
-            return TryImportPublicKey(options.PublicKeyPem, out var error)
+            return DeviceTokenKeys.TryImportPublicKey(options.PublicKeyPem, out _, out _, out var error)
                 ? ValidateOptionsResult.Success
                 : ValidateOptionsResult.Fail($"Auth:PublicKeyPem is not a PEM RSA or EC public key: {error}");
         }
@@ -27,34 +26,5 @@ internal sealed class DeviceTokenOptionsValidator : IValidateOptions<DeviceToken
         return Encoding.UTF8.GetByteCount(options.SigningKey) < MinSigningKeyBytes
             ? ValidateOptionsResult.Fail($"Auth:SigningKey must be at least {MinSigningKeyBytes} bytes (UTF-8) long.")
             : ValidateOptionsResult.Success;
-    }
-
-    private static bool TryImportPublicKey(string pem, out string error)
-    {
-        error = string.Empty;
-        try
-        {
-            using var rsa = RSA.Create();
-            rsa.ImportFromPem(pem);
-            return true;
-        }
-        catch (ArgumentException)
-        {
-        }
-        catch (CryptographicException)
-        {
-        }
-
-        try
-        {
-            using var ec = ECDsa.Create();
-            ec.ImportFromPem(pem);
-            return true;
-        }
-        catch (Exception ex) when (ex is ArgumentException or CryptographicException)
-        {
-            error = ex.Message;
-            return false;
-        }
     }
 }
