@@ -2,6 +2,7 @@ using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Apis;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
+using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -12,7 +13,10 @@ public static class DeviceApiExtensions
 
     public static WebApplicationBuilder AddDeviceApis(this WebApplicationBuilder builder)
     {
-        builder.Services.AddOptions<PagingOptions>().Bind(builder.Configuration.GetSection(PagingOptions.SectionName));
+        builder.Services.AddSingleton<IValidateOptions<PagingOptions>, PagingOptionsValidator>();
+        builder.Services.AddOptions<PagingOptions>()
+            .Bind(builder.Configuration.GetSection(PagingOptions.SectionName))
+            .ValidateOnStart();
         builder.Services.AddSingleton(PageCursorsFactory.Create);
         builder.Services.AddSingleton<DeviceReads>();
 

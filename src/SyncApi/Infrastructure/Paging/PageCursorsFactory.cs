@@ -5,7 +5,7 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Paging;
 
-/// <summary>Builds the cursor signer from <see cref="PagingOptions"/>, failing the start on a short key.</summary>
+/// <summary>Builds the cursor signer from <see cref="PagingOptions"/> (checked at start by <see cref="PagingOptionsValidator"/>).</summary>
 internal static class PageCursorsFactory
 {
     public static PageCursors Create(IServiceProvider services)
@@ -18,10 +18,6 @@ internal static class PageCursorsFactory
             return new PageCursors(RandomNumberGenerator.GetBytes(32));
         }
 
-        var key = Encoding.UTF8.GetBytes(options.CursorKey);
-        return key.Length >= 32
-            ? new PageCursors(key)
-            : throw new OptionsValidationException(
-                PagingOptions.SectionName, typeof(PagingOptions), ["Paging:CursorKey must be at least 32 bytes (UTF-8) long."]);
+        return new PageCursors(Encoding.UTF8.GetBytes(options.CursorKey));
     }
 }

@@ -19,6 +19,16 @@ public sealed class EndpointsConfigurationTests
     }
 
     [Fact]
+    public void AShortCursorKeyFailsTheStartNamingTheKey()
+    {
+        using var factory = new SyncApiFactory(new Dictionary<string, string?> { ["Paging:CursorKey"] = "too-short" });
+
+        var failure = Assert.Throws<OptionsValidationException>(() => factory.CreateClient());
+
+        Assert.Contains("Paging:CursorKey must be at least 32 bytes", failure.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void RestAndGrpcOnOnePortFailsTheStart()
     {
         using var factory = new SyncApiFactory(new Dictionary<string, string?>
