@@ -1,5 +1,3 @@
-using System.Net;
-using System.Net.Sockets;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 
 namespace Kobo.Sync.SyncApi.Tests.Support;
@@ -36,14 +34,6 @@ public static class PostgresServer
         return path;
     }
 
-    /// <summary>A loopback port nobody listens on right now.</summary>
-    public static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
-
     private static async Task<EmbeddedPostgres> StartAsync()
     {
         SweepLeftovers();
@@ -51,7 +41,7 @@ public static class PostgresServer
         var settings = new EmbeddedPostgresSettings
         {
             DataDirectory = Path.Combine(scratch, "pgdata"),
-            Port = FreePort(),
+            Port = LoopbackPorts.Free(),
             Database = "postgres",
             ThrowAway = true,
         };

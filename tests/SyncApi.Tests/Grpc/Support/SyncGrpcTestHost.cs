@@ -21,8 +21,8 @@ public sealed class SyncGrpcTestHost : IDisposable
 
     internal SyncGrpcTestHost(string connectionString)
     {
-        GrpcAddress = new Uri($"http://127.0.0.1:{PostgresServer.FreePort()}");
-        RestAddress = new Uri($"http://127.0.0.1:{PostgresServer.FreePort()}");
+        GrpcAddress = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
+        RestAddress = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
         _factory = new SyncApiFactory(new Dictionary<string, string?>
         {
             ["Endpoints:Grpc"] = GrpcAddress.ToString().TrimEnd('/'),

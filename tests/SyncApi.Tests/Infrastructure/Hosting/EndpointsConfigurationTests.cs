@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Sockets;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Options;
 
@@ -45,7 +44,7 @@ public sealed class EndpointsConfigurationTests
     [Fact]
     public async Task RestListensForHttp1AndGrpcForCleartextHttp2OnTheirOwnPorts()
     {
-        var (restPort, grpcPort) = (FreePort(), FreePort());
+        var (restPort, grpcPort) = (LoopbackPorts.Free(), LoopbackPorts.Free());
         using var factory = new SyncApiFactory(new Dictionary<string, string?>
         {
             ["Endpoints:Rest"] = $"http://127.0.0.1:{restPort}",
@@ -72,11 +71,4 @@ public sealed class EndpointsConfigurationTests
             Version = version,
             VersionPolicy = HttpVersionPolicy.RequestVersionExact,
         };
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
 }

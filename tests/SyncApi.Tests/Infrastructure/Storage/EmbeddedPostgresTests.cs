@@ -55,7 +55,7 @@ public sealed class EmbeddedPostgresTests : IDisposable
         var settings = NewSettings();
         await using var owner = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token);
 
-        await using (var guest = await EmbeddedPostgres.StartAsync(settings with { Port = PostgresServer.FreePort() }, cancellationToken: TestTimeout.Token))
+        await using (var guest = await EmbeddedPostgres.StartAsync(settings with { Port = LoopbackPorts.Free() }, cancellationToken: TestTimeout.Token))
         {
             Assert.False(guest.OwnsServer);
             Assert.Equal(owner.ProcessId, guest.ProcessId);
@@ -134,7 +134,7 @@ public sealed class EmbeddedPostgresTests : IDisposable
     private EmbeddedPostgresSettings NewSettings() => new()
     {
         DataDirectory = Path.Combine(Scratch(), "pgdata"),
-        Port = PostgresServer.FreePort(),
+        Port = LoopbackPorts.Free(),
         Database = "launcher_test",
         ThrowAway = true,
     };

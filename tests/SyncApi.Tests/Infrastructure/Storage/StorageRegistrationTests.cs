@@ -23,7 +23,7 @@ public sealed class StorageRegistrationTests
     [Fact]
     public async Task WithNoConnectionStringTheServiceStartsItsOwnServerMigratesSeedsAndStopsItOnShutdown()
     {
-        var port = PostgresServer.FreePort();
+        var port = LoopbackPorts.Free();
         var scratch = PostgresServer.NewScratchDirectory();
         var dataDirectory = Path.Combine(scratch, "data", "postgres");
         var logs = new LogLines();
