@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
 using Microsoft.Extensions.Options;
@@ -25,6 +26,7 @@ public static class StorageExtensions
         services.AddSingleton<StorageReadiness>();
         services.AddSingleton<SchemaMigrator>();
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
+        services.AddSingleton<ISyncStore, PostgresSyncStore>();
         services.AddHostedService<StorageStartup>();
 
         services.AddHealthChecks().AddCheck<StorageHealthCheck>("storage", tags: [ServiceDefaultsExtensions.ReadyTag]);

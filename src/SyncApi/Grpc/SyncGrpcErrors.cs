@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 
 namespace Kobo.Sync.SyncApi.Grpc;
@@ -15,6 +16,9 @@ internal static class SyncGrpcErrors
         InvalidRequestException invalid => new RpcException(StatusCode.InvalidArgument, $"{invalid.Field}: {invalid.Message}"),
         ResourceNotFoundException notFound => new RpcException(StatusCode.NotFound, notFound.Message),
         AccessDeniedException denied => new RpcException(StatusCode.PermissionDenied, denied.Message),
+        // Not RESOURCE_EXHAUSTED: clients retry that one, and the same batch would fail again.
+        BatchTooLargeException tooLarge => new RpcException(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}"),
+        SyncTokenExpiredException expired => new RpcException(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}"),
         _ => null,
     };
 }

@@ -1,5 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -11,7 +12,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// <c>kobo.sync.v1.SyncService</c>: authenticate the device, call <see cref="DeviceReads"/> (shared
 /// with REST), map the result to the contract's messages. Rejections are mapped in <see cref="SyncGrpcErrors"/>.
 /// </summary>
-internal sealed class SyncGrpcService(DeviceReads reads)
+internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync)
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
     internal const string MissingTokenMessage = "A bearer token is required in the authorization metadata.";
@@ -24,6 +25,10 @@ internal sealed class SyncGrpcService(DeviceReads reads)
             ServiceName, "ListUserHighlights", ListUserHighlightsRequest.Parser, (request, call) => For(call).ListUserHighlightsAsync(request, call));
         endpoints.MapGrpcUnary<ListBookHighlightsRequest, V1.HighlightPage>(
             ServiceName, "ListBookHighlights", ListBookHighlightsRequest.Parser, (request, call) => For(call).ListBookHighlightsAsync(request, call));
+        endpoints.MapGrpcUnary<PushChangesRequest, PushChangesResponse>(
+            ServiceName, "PushChanges", PushChangesRequest.Parser, (request, call) => For(call).PushChangesAsync(request, call));
+        endpoints.MapGrpcUnary<PullChangesRequest, PullChangesResponse>(
+            ServiceName, "PullChanges", PullChangesRequest.Parser, (request, call) => For(call).PullChangesAsync(request, call));
     }
 
     public async Task<User> GetUserAsync(GetUserRequest request, GrpcCallContext call)
@@ -54,6 +59,22 @@ internal sealed class SyncGrpcService(DeviceReads reads)
             caller, RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
             PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
         return ToMessage(page);
+    }
+
+    public async Task<PushChangesResponse> PushChangesAsync(PushChangesRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        var results = await sync.PushAsync(
+            caller, RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), call.CancellationToken);
+        return SyncGrpcChanges.ToMessage(results);
+    }
+
+    public async Task<PullChangesResponse> PullChangesAsync(PullChangesRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        var page = await sync.PullAsync(
+            caller, RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize), call.CancellationToken);
+        return SyncGrpcChanges.ToMessage(page);
     }
 
     // Built per call from the request's services, so the endpoints map before storage is registered.

@@ -1,0 +1,16 @@
+namespace Kobo.Sync.Domain.Sync;
+
+/// <summary>
+/// How far a device has pulled, per change kind: the (seq, id) of the last highlight change and the
+/// (seq, book) of the last entitlement change it received. Changes are delivered in that order, so
+/// "after the position" is a keyset range. <see cref="Start"/> lies before every change.
+/// </summary>
+public readonly record struct SyncPosition(long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook)
+{
+    public static SyncPosition Start { get; } = new(0, string.Empty, 0, 0);
+
+    public bool IsStart => this == Start;
+
+    /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>
+    public long Seq => Math.Max(HighlightSeq, EntitlementSeq);
+}
