@@ -27,15 +27,19 @@ internal static class ChangesApi
         return group;
     }
 
-    private static async Task<Ok<PushResponse>> PushChanges(
+    // Written with SyncJsonContext's own options, so absent fields are left out rather than sent as null.
+    private static async Task<JsonHttpResult<PushResponse>> PushChanges(
         string userNo, PushRequest? body, HttpContext context, DeviceSync sync, CancellationToken cancellationToken) =>
-        TypedResults.Ok(new PushResponse(await sync.PushAsync(
-            context.Caller(), RequestIds.User(userNo), body?.Changes, cancellationToken)));
+        TypedResults.Json(
+            new PushResponse(await sync.PushAsync(context.Caller(), RequestIds.User(userNo), body?.Changes, cancellationToken)),
+            SyncJsonContext.Default.PushResponse);
 
-    private static async Task<Ok<SyncChangePage>> PullChanges(
+    private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
         string userNo, string? since, string? pageSize, HttpContext context, DeviceSync sync, CancellationToken cancellationToken) =>
-        TypedResults.Ok(await sync.PullAsync(
-            context.Caller(), RequestIds.User(userNo), since, DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize), cancellationToken));
+        TypedResults.Json(
+            await sync.PullAsync(
+                context.Caller(), RequestIds.User(userNo), since, DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize), cancellationToken),
+            SyncJsonContext.Default.SyncChangePage);
 }
 
 /// <summary>The push body: <c>{ "changes": [ ... ] }</c>.</summary>
