@@ -127,7 +127,9 @@ public sealed class PullChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
     {
         var user = db.NewUser();
         var written = new ConcurrentDictionary<string, string>();
-        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(4));
+        using var reader = db.Device(user, "reader");
+        await reader.PullPageAsync(user, null); // the service is up before the race starts
+        using var stop = new CancellationTokenSource(TimeSpan.FromSeconds(20));
 
         // Four devices push small batches as fast as they can; each batch's transaction races the others
         // for the user's sequence and the pulls below race them all.
@@ -145,8 +147,9 @@ public sealed class PullChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
             }
         })).ToArray();
 
+        // The race runs for at least 3 s and 40 pulls (the writers stop then), at most 20 s.
         var pulled = new HashSet<string>();
-        using var reader = db.Device(user, "reader");
+        var clock = System.Diagnostics.Stopwatch.StartNew();
         string? token = null;
         var pulls = 0;
         while (!writers.All(w => w.IsCompleted))
@@ -154,7 +157,10 @@ public sealed class PullChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
             var page = await reader.PullPageAsync(user, token, pageSize: 5);
             pulled.UnionWith(Ids(page.GetProperty("changes").EnumerateArray()));
             token = page.GetProperty("syncToken").GetString();
-            pulls++;
+            if (++pulls >= 40 && clock.Elapsed > TimeSpan.FromSeconds(3))
+            {
+                await stop.CancelAsync();
+            }
         }
 
         await Task.WhenAll(writers);
