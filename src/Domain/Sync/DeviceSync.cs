@@ -8,11 +8,12 @@ namespace Kobo.Sync.Domain.Sync;
 /// <see cref="ConflictRules"/> inside one store transaction) and the delta pull (keyset pages over the
 /// user's change sequence, positions carried in signed <see cref="SyncTokens"/>).
 /// </summary>
-public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock)
+public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
     public const int MaxPageSize = 1_000;
+    public const int MaxDeviceIdLength = 128;
 
     public async Task<IReadOnlyList<ChangeResult>> PushAsync(
         DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange>? changes, CancellationToken cancellationToken)
@@ -74,6 +75,13 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
                 if (decision.Writes)
                 {
                     current[change.Id] = decision.State;
+                }
+
+                // A conflict stores the winner again, unchanged (same version), with a new sequence
+                // number: the losing device holds its own edit locally, and its next pull must bring
+                // the winner even when its token is already past the winner's first delivery.
+                if (decision.Writes || decision.Status == ChangeStatus.Conflict)
+                {
                     written.Add(change.Id);
                 }
 
@@ -128,7 +136,47 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
         }
 
         var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count;
+        if (!hasMore)
+        {
+            // Caught up: every change numbered up to the committed sequence has been delivered (or
+            // superseded by a later one), so the token may move past them all. Without this a token
+            // would stop at the last change delivered, and a tombstone purged after it would make a
+            // complete device start over.
+            if (rows.CommittedSeq >= next.HighlightSeq)
+            {
+                next = next.WithHighlightsThrough(user, rows.CommittedSeq);
+            }
+
+            if (rows.CommittedSeq >= next.EntitlementSeq)
+            {
+                next = next.WithEntitlementsThrough(rows.CommittedSeq);
+            }
+        }
+
+        // The token the device came back with is what it has applied: its acknowledged position.
+        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, cancellationToken).ConfigureAwait(false);
         return new SyncChangePage(changes, tokens.Issue(user, next), hasMore);
+    }
+
+    public async Task<DeviceList> ListDevicesAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var devices = await store.ListDevicesAsync(user, cancellationToken).ConfigureAwait(false) ?? throw UnknownUser(user);
+        return new DeviceList(devices);
+    }
+
+    /// <summary>Revokes a device of the caller's user (a device may revoke itself); its tokens stop working at once.</summary>
+    public async Task RevokeDeviceAsync(DeviceCaller caller, UserNo user, string? deviceId, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        if (string.IsNullOrEmpty(deviceId) || deviceId.Length > MaxDeviceIdLength)
+        {
+            throw new InvalidRequestException("deviceId", $"deviceId must be 1 to {MaxDeviceIdLength} characters.");
+        }
+
+        var revokedAt = await store.RevokeDeviceAsync(user, deviceId, cancellationToken).ConfigureAwait(false)
+            ?? throw UnknownUser(user);
+        revoked.Revoke(user, deviceId, revokedAt);
     }
 
     private static ResourceNotFoundException UnknownUser(UserNo user) => new($"User {user} does not exist.");

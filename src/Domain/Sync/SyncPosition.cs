@@ -9,6 +9,16 @@ public readonly record struct SyncPosition(long HighlightSeq, string HighlightId
 {
     public static SyncPosition Start { get; } = new(0, string.Empty, 0, 0);
 
+    /// <summary>
+    /// After every highlight change numbered up to <paramref name="seq"/>: the id is past every id of
+    /// the user ('~' sorts after the "ebooks/" that follows the user's prefix).
+    /// </summary>
+    public SyncPosition WithHighlightsThrough(Ids.UserNo user, long seq) =>
+        this with { HighlightSeq = seq, HighlightId = Ids.HighlightId.UserPrefix(user) + "~" };
+
+    /// <summary>After every entitlement change numbered up to <paramref name="seq"/>.</summary>
+    public SyncPosition WithEntitlementsThrough(long seq) => this with { EntitlementSeq = seq, EntitlementBook = long.MaxValue };
+
     public bool IsStart => this == Start;
 
     /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>

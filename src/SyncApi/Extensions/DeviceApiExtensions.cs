@@ -46,6 +46,7 @@ public static class DeviceApiExtensions
         app.MapOpenApi(OpenApiPath);
         app.MapUsersApi();
         app.MapChangesApi();
+        app.MapDevicesApi();
         return app;
     }
 }

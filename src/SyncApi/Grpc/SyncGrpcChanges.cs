@@ -61,6 +61,33 @@ internal static class SyncGrpcChanges
         return message;
     }
 
+    public static ListDevicesResponse ToMessage(DeviceList list)
+    {
+        var message = new ListDevicesResponse();
+        foreach (var device in list.Devices)
+        {
+            var item = new Device
+            {
+                DeviceId = device.DeviceId,
+                FirstSeenAt = Timestamp.FromDateTimeOffset(device.FirstSeenAt),
+                Position = device.Position,
+            };
+            if (device.LastSyncAt is { } lastSyncAt)
+            {
+                item.LastSyncAt = Timestamp.FromDateTimeOffset(lastSyncAt);
+            }
+
+            if (device.RevokedAt is { } revokedAt)
+            {
+                item.RevokedAt = Timestamp.FromDateTimeOffset(revokedAt);
+            }
+
+            message.Devices.Add(item);
+        }
+
+        return message;
+    }
+
     private static HighlightChange ToMessage(Domain.Sync.SyncChange change)
     {
         var highlight = new HighlightChange

@@ -29,6 +29,10 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync)
             ServiceName, "PushChanges", PushChangesRequest.Parser, (request, call) => For(call).PushChangesAsync(request, call));
         endpoints.MapGrpcUnary<PullChangesRequest, PullChangesResponse>(
             ServiceName, "PullChanges", PullChangesRequest.Parser, (request, call) => For(call).PullChangesAsync(request, call));
+        endpoints.MapGrpcUnary<ListDevicesRequest, ListDevicesResponse>(
+            ServiceName, "ListDevices", ListDevicesRequest.Parser, (request, call) => For(call).ListDevicesAsync(request, call));
+        endpoints.MapGrpcUnary<RevokeDeviceRequest, RevokeDeviceResponse>(
+            ServiceName, "RevokeDevice", RevokeDeviceRequest.Parser, (request, call) => For(call).RevokeDeviceAsync(request, call));
     }
 
     public async Task<User> GetUserAsync(GetUserRequest request, GrpcCallContext call)
@@ -75,6 +79,20 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync)
         var page = await sync.PullAsync(
             caller, RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize), call.CancellationToken);
         return SyncGrpcChanges.ToMessage(page);
+    }
+
+    public async Task<ListDevicesResponse> ListDevicesAsync(ListDevicesRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        var list = await sync.ListDevicesAsync(caller, RequestIds.User(request.UserNo), call.CancellationToken);
+        return SyncGrpcChanges.ToMessage(list);
+    }
+
+    public async Task<RevokeDeviceResponse> RevokeDeviceAsync(RevokeDeviceRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        await sync.RevokeDeviceAsync(caller, RequestIds.User(request.UserNo), request.DeviceId, call.CancellationToken);
+        return new RevokeDeviceResponse();
     }
 
     // Built per call from the request's services, so the endpoints map before storage is registered.

@@ -91,4 +91,27 @@ public sealed class SyncGrpcChangesTests : IClassFixture<SyncServiceDatabase>, I
         Assert.Equal(StatusCode.InvalidArgument, error.Status);
         Assert.StartsWith("since:", error.Detail, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task ARevokedDeviceIsUnauthenticatedAtOnceAndListedAsRevoked()
+    {
+        var user = _db.NewUser();
+        KeyValuePair<string, string>[] lost = [new("authorization", $"Bearer {TestTokens.For(user, "lost")}")];
+        Task<PullChangesResponse> PullAsLost() => _host.Client.UnaryAsync(
+            Service, "PullChanges", new PullChangesRequest { UserNo = user }, PullChangesResponse.Parser, metadata: lost, cancellationToken: TestTimeout.Token);
+        await PullAsLost();
+
+        await _host.Client.UnaryAsync(
+            Service, "RevokeDevice", new RevokeDeviceRequest { UserNo = user, DeviceId = "lost" }, RevokeDeviceResponse.Parser,
+            metadata: As(user), cancellationToken: TestTimeout.Token);
+
+        var error = await Assert.ThrowsAsync<RpcException>(PullAsLost);
+        Assert.Equal(StatusCode.Unauthenticated, error.Status);
+        var list = await _host.Client.UnaryAsync(
+            Service, "ListDevices", new ListDevicesRequest { UserNo = user }, ListDevicesResponse.Parser,
+            metadata: As(user), cancellationToken: TestTimeout.Token);
+        var device = list.Devices.Single(d => d.DeviceId == "lost");
+        Assert.NotNull(device.RevokedAt);
+        Assert.NotNull(device.LastSyncAt);
+    }
 }

@@ -22,4 +22,8 @@ public sealed class SyncOptions
     /// <summary>Tombstones deleted per purge transaction; small batches keep each transaction short.</summary>
     [Range(1, 100_000)]
     public int PurgeBatchSize { get; set; } = 1_000;
+
+    /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
+    [Range(1, 3_600)]
+    public int RevocationRefreshSeconds { get; set; } = 5;
 }

@@ -71,13 +71,16 @@ internal static class SyncQueries
         """;
 
     /// <summary>
-    /// $1 user_no. Read after the change pages (a purge in between then shows here, never unseen).
-    /// No row when the user does not exist. Column: the purged tombstones' highest seq (0 when none).
+    /// $1 user_no. Read before the change pages: every change numbered up to this value has committed,
+    /// so the pages, read after, see all of them. No row when the user does not exist.
     /// </summary>
-    public const string PurgeHorizon = """
-        SELECT coalesce((SELECT highlights_seq FROM sync_purge_horizons WHERE user_no = $1), 0)
-        FROM users WHERE user_no = $1
-        """;
+    public const string CommittedSeq = "SELECT change_seq FROM users WHERE user_no = $1";
+
+    /// <summary>
+    /// $1 user_no. Read after the change pages (a purge in between then shows here, never unseen).
+    /// Column: the purged tombstones' highest seq (0 when none).
+    /// </summary>
+    public const string PurgeHorizon = "SELECT coalesce((SELECT highlights_seq FROM sync_purge_horizons WHERE user_no = $1), 0)";
 
     /// <summary>$1 user_no, $2 book_no, $3 seq. Grants the book, or grants it again after a removal; no row when the book does not exist.</summary>
     public const string Grant = """
@@ -94,5 +97,61 @@ internal static class SyncQueries
         UPDATE users_books SET seq = $3, modified_at = now(), removed_at = now()
         WHERE user_no = $1 AND book_no = $2 AND removed_at IS NULL
         RETURNING 1
+        """;
+
+    /// <summary>
+    /// $1 cutoff (tombstones deleted before it expire), $2 batch size. Deletes one batch of expired
+    /// tombstones, oldest first, skipping rows a device write holds locked (so the purge never waits on
+    /// device traffic, nor device traffic long on it), and raises each affected user's purge horizon.
+    /// Returns the number of tombstones deleted.
+    /// </summary>
+    public const string PurgeTombstones = """
+        WITH expired AS (
+            SELECT id FROM highlights
+            WHERE deleted_at < $1
+            ORDER BY deleted_at
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+        ), purged AS (
+            DELETE FROM highlights h USING expired e
+            WHERE h.id = e.id
+            RETURNING h.user_no, h.seq
+        ), horizons AS (
+            INSERT INTO sync_purge_horizons AS p (user_no, highlights_seq)
+            SELECT user_no, max(seq) FROM purged GROUP BY user_no
+            ON CONFLICT (user_no) DO UPDATE SET highlights_seq = greatest(p.highlights_seq, EXCLUDED.highlights_seq)
+        )
+        SELECT count(*)::int FROM purged
+        """;
+
+    /// <summary>$1 user_no, $2 device_id, $3 acknowledged seq.</summary>
+    public const string RecordPull = """
+        INSERT INTO devices (user_no, device_id, last_sync_at, acked_seq) VALUES ($1, $2, now(), $3)
+        ON CONFLICT (user_no, device_id) DO UPDATE SET last_sync_at = now(), acked_seq = EXCLUDED.acked_seq
+        """;
+
+    /// <summary>
+    /// $1 user_no. No row when the user does not exist; one row with a null device_id when the user has
+    /// no devices. Columns: device_id, first_seen_at, last_sync_at, acked_seq, revoked_at.
+    /// </summary>
+    public const string ListDevices = """
+        SELECT d.device_id, d.first_seen_at, d.last_sync_at, d.acked_seq, d.revoked_at
+        FROM users u
+        LEFT JOIN devices d ON d.user_no = u.user_no
+        WHERE u.user_no = $1
+        ORDER BY d.last_sync_at DESC NULLS LAST, d.device_id
+        """;
+
+    /// <summary>$1 user_no, $2 device_id. Returns the revocation time; no row when the user does not exist.</summary>
+    public const string RevokeDevice = """
+        INSERT INTO devices AS d (user_no, device_id, revoked_at)
+        SELECT $1, $2, now() FROM users WHERE user_no = $1
+        ON CONFLICT (user_no, device_id) DO UPDATE SET revoked_at = coalesce(d.revoked_at, EXCLUDED.revoked_at)
+        RETURNING revoked_at
+        """;
+
+    /// <summary>$1 since (inclusive). Columns: user_no, device_id, revoked_at.</summary>
+    public const string RevokedDevices = """
+        SELECT user_no, device_id, revoked_at FROM devices WHERE revoked_at >= $1
         """;
 }
