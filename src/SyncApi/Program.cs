@@ -8,6 +8,7 @@ if (TokenCommand.IsRequested(args))
 }
 
 builder.AddServiceDefaults();
+builder.AddResilience();
 builder.AddStorage();
 builder.AddDeviceAuth();
 builder.AddDeviceApis();
@@ -15,6 +16,7 @@ builder.AddSyncGrpc();
 
 var app = builder.Build();
 app.UseServiceDefaults();
+app.UseResilience();
 app.UseDeviceAuth();
 app.MapServiceDefaults();
 app.MapDeviceApis();

@@ -11,6 +11,7 @@ public static class StorageExtensions
 {
     public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)
     {
+        builder.AddResilience();
         var services = builder.Services;
         services.AddSingleton<IValidateOptions<StorageOptions>, StorageOptionsValidator>();
         services.AddOptions<StorageOptions>()

@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Grpc.Wire;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -15,6 +16,8 @@ internal static class SyncGrpcErrors
         InvalidRequestException invalid => new RpcException(StatusCode.InvalidArgument, $"{invalid.Field}: {invalid.Message}"),
         ResourceNotFoundException notFound => new RpcException(StatusCode.NotFound, notFound.Message),
         AccessDeniedException denied => new RpcException(StatusCode.PermissionDenied, denied.Message),
+        StorageUnavailableException unavailable => new RpcException(
+            StatusCode.Unavailable, unavailable.Message, [RetryAdvice.GrpcTrailer(unavailable.RetryAfter)]),
         _ => null,
     };
 }

@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;
 
@@ -8,11 +9,22 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// The device reads on PostgreSQL: a user by primary key, and highlights by a primary key range
 /// (see <see cref="Queries"/>). One round trip each; the statements are prepared automatically by
-/// the data source after their second use.
+/// the data source after their second use. Each runs in its storage pipeline (<see cref="StoragePipelines"/>):
+/// bounded by the request's budget, retried once or twice on a transient failure, cut off by the circuit.
 /// </summary>
-public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource) : IDeviceReadStore
+public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource, StoragePipelines pipelines) : IDeviceReadStore
 {
-    public async Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken)
+    public Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(StoragePipelines.PointRead, user, FindUserOnceAsync, cancellationToken);
+
+    public Task<IReadOnlyList<HighlightView>?> ListHighlightsAsync(
+        UserNo user, HighlightRange range, int limit, CancellationToken cancellationToken)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        return pipelines.RunAsync(StoragePipelines.RangeRead, (user, range, limit), ListHighlightsOnceAsync, cancellationToken);
+    }
+
+    private async Task<UserView?> FindUserOnceAsync(UserNo user, CancellationToken cancellationToken)
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var command = new NpgsqlCommand(Queries.FindUser, connection)
@@ -32,10 +44,10 @@ public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource) : IDevi
             reader.IsDBNull(1) ? null : reader.GetFieldValue<string>(1));
     }
 
-    public async Task<IReadOnlyList<HighlightView>?> ListHighlightsAsync(
-        UserNo user, HighlightRange range, int limit, CancellationToken cancellationToken)
+    private async Task<IReadOnlyList<HighlightView>?> ListHighlightsOnceAsync(
+        (UserNo User, HighlightRange Range, int Limit) query, CancellationToken cancellationToken)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        var (user, range, limit) = query;
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var command = new NpgsqlCommand(Queries.ListHighlights, connection)
         {

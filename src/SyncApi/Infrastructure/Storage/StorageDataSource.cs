@@ -10,6 +10,13 @@ public static class StorageDataSource
     public const int DefaultAutoPrepareMinUsages = 2;
 
     /// <summary>
+    /// How long a cancelled command waits for the server to confirm the cancellation before the
+    /// connection is dropped instead (Npgsql's default is 2 s). A database that is black-holed never
+    /// confirms; a request past its budget must not hang on it.
+    /// </summary>
+    public const int DefaultCancellationTimeoutMs = 250;
+
+    /// <summary>
     /// Automatic preparation is switched on (hot statements are prepared after their second use) and
     /// the session reset on returning a connection to the pool is switched off, unless the connection
     /// string sets them; everything else, multi-host lists included, passes through. The reset
@@ -44,6 +51,11 @@ public static class StorageDataSource
         if (!keys.Contains("AutoPrepareMinUsages"))
         {
             builder.AutoPrepareMinUsages = DefaultAutoPrepareMinUsages;
+        }
+
+        if (!keys.Contains("CancellationTimeout"))
+        {
+            builder.CancellationTimeout = DefaultCancellationTimeoutMs;
         }
 
         if (!keys.Contains("NoResetOnClose"))

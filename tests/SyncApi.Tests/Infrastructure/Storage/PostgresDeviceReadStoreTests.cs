@@ -10,7 +10,7 @@ namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
 
 public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixture<DemoDatabase>
 {
-    private readonly PostgresDeviceReadStore _store = new(db.DataSource);
+    private readonly PostgresDeviceReadStore _store = new(db.DataSource, TestPipelines.Default());
 
     [Fact]
     public async Task AUserIsFoundByNumberWithNameCountryAndUtcCreationTime()
@@ -127,7 +127,7 @@ public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixtur
     public async Task TheSharedDemoDatabaseServesTheSameDataSet()
     {
         var shared = await SharedDemoDatabase.GetAsync();
-        var store = new PostgresDeviceReadStore(shared.DataSource);
+        var store = new PostgresDeviceReadStore(shared.DataSource, TestPipelines.Default());
 
         var mine = await _store.FindUserAsync(new UserNo(123), TestTimeout.Token);
         var theirs = await store.FindUserAsync(new UserNo(123), TestTimeout.Token);

@@ -1,0 +1,34 @@
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>Database call pipelines (timeout from the request budget, retry, circuit breaker) and the per-request budget.</summary>
+public static class ResilienceExtensions
+{
+    /// <summary>Idempotent: storage registers it too, since every database call runs in these pipelines.</summary>
+    public static WebApplicationBuilder AddResilience(this WebApplicationBuilder builder)
+    {
+        var services = builder.Services;
+        if (services.Any(d => d.ServiceType == typeof(StoragePipelines)))
+        {
+            return builder;
+        }
+
+        services.AddSingleton<IValidateOptions<ResilienceOptions>, ResilienceOptionsValidator>();
+        services.AddOptions<ResilienceOptions>()
+            .Bind(builder.Configuration.GetSection(ResilienceOptions.SectionName))
+            .ValidateOnStart();
+        services.TryAddSingleton(TimeProvider.System);
+        services.TryAddSingleton<IResilienceEvents, LoggingResilienceEvents>();
+        services.AddSingleton<StoragePipelines>();
+        return builder;
+    }
+
+    public static WebApplication UseResilience(this WebApplication app)
+    {
+        app.UseMiddleware<RequestBudgetMiddleware>();
+        return app;
+    }
+}
