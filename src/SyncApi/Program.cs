@@ -11,6 +11,7 @@ builder.AddServiceDefaults();
 builder.AddResilience();
 builder.AddStorage();
 builder.AddDeviceAuth();
+builder.AddAdmissionControl();
 builder.AddDeviceApis();
 builder.AddSyncGrpc();
 
@@ -18,6 +19,7 @@ var app = builder.Build();
 app.UseServiceDefaults();
 app.UseResilience();
 app.UseDeviceAuth();
+app.UseAdmissionControl();
 app.MapServiceDefaults();
 app.MapDeviceApis();
 app.MapSyncGrpc();

@@ -9,7 +9,7 @@ namespace Kobo.Sync.SyncApi.Tests.Support;
 /// <summary>
 /// The real service in process, with its logs captured and optional configuration overrides. Unless
 /// the settings say otherwise it reads the run's shared demo database (<see cref="SharedDemoDatabase"/>),
-/// accepts <see cref="TestTokens"/>' tokens and does not seed: it never starts a server of its own.
+/// accepts <see cref="TestTokens"/>' tokens, lets one device call as often as a test likes, and does not seed: it never starts a server of its own.
 /// </summary>
 public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? settings = null) : WebApplicationFactory<Program>
 {
@@ -23,6 +23,9 @@ public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? setting
             ["Demo:Seed"] = "false",
             ["Auth:SigningKey"] = TestTokens.SigningKey,
             ["Paging:CursorKey"] = TestTokens.CursorKey,
+            // Tests call as one device in quick bursts; the admission tests set their own limits.
+            ["Admission:PerDeviceRequestsPerSecond"] = "100000",
+            ["Admission:PerDeviceBurst"] = "100000",
         };
         foreach (var (key, value) in settings ?? new Dictionary<string, string?>())
         {

@@ -227,7 +227,7 @@ internal static partial class UnaryCallDispatcher
         return new RpcException(StatusCode.Internal, GenericInternalMessage);
     }
 
-    private static void WriteTrailersOnly(HttpContext http, RpcException status)
+    internal static void WriteTrailersOnly(HttpContext http, RpcException status)
     {
         var response = http.Response;
         response.StatusCode = StatusCodes.Status200OK;
