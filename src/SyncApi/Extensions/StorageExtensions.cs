@@ -6,7 +6,7 @@ using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>PostgreSQL storage: options, the embedded server when no connection string is set, migrations, demo seed, reads, readiness.</summary>
+/// <summary>PostgreSQL storage: options, the embedded server when no connection string is set, the primary and read data sources, migrations, demo seed, reads, readiness.</summary>
 public static class StorageExtensions
 {
     public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)
@@ -23,6 +23,11 @@ public static class StorageExtensions
 
         services.AddSingleton<StorageConnection>();
         services.AddSingleton(sp => StorageDataSource.Create(sp.GetRequiredService<StorageConnection>().GetConnectionString()));
+        // Reads that tolerate replica lag: standbys when Storage:ReadConnectionString is set, else the same source.
+        services.AddKeyedSingleton(StorageDataSource.ReadKey, (sp, _) =>
+            sp.GetRequiredService<IOptions<StorageOptions>>().Value.ReadConnectionString is { Length: > 0 } read
+                ? StorageDataSource.CreateForReads(read)
+                : sp.GetRequiredService<NpgsqlDataSource>());
         services.AddSingleton<StorageReadiness>();
         services.AddSingleton<SchemaMigrator>();
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();

@@ -11,8 +11,11 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// (see <see cref="Queries"/>). One round trip each; the statements are prepared automatically by
 /// the data source after their second use. Each runs in its storage pipeline (<see cref="StoragePipelines"/>):
 /// bounded by the request's budget, retried once or twice on a transient failure, cut off by the circuit.
+/// These reads tolerate replica lag (a device re-reads on its next sync; pages are keyed, not
+/// offset), so they use the read data source (<c>Storage:ReadConnectionString</c>: standbys first).
 /// </summary>
-public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource, StoragePipelines pipelines) : IDeviceReadStore
+public sealed class PostgresDeviceReadStore(
+    [FromKeyedServices(StorageDataSource.ReadKey)] NpgsqlDataSource dataSource, StoragePipelines pipelines) : IDeviceReadStore
 {
     public Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken) =>
         pipelines.RunAsync(StoragePipelines.PointRead, user, FindUserOnceAsync, cancellationToken);
