@@ -4,7 +4,7 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>Database call pipelines (timeout from the request budget, retry, circuit breaker) and the per-request budget.</summary>
+/// <summary>Database call pipelines (timeout from the request budget, retry, circuit breaker), the per-request budget, the shutdown drain.</summary>
 public static class ResilienceExtensions
 {
     /// <summary>Idempotent: storage registers it too, since every database call runs in these pipelines.</summary>
@@ -23,6 +23,10 @@ public static class ResilienceExtensions
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<IResilienceEvents, LoggingResilienceEvents>();
         services.AddSingleton<StoragePipelines>();
+
+        // Graceful shutdown: Kestrel stops accepting and drains the requests in flight for this long.
+        services.AddOptions<HostOptions>().Configure<IOptions<ResilienceOptions>>((host, resilience) =>
+            host.ShutdownTimeout = TimeSpan.FromMilliseconds(resilience.Value.ShutdownDrainMs));
         return builder;
     }
 

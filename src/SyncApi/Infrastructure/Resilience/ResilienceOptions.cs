@@ -32,6 +32,12 @@ public sealed class ResilienceOptions
     /// <summary>How long the readiness probe waits for <c>SELECT 1</c>.</summary>
     public int ReadinessProbeTimeoutMs { get; set; } = 1000;
 
+    /// <summary>
+    /// On SIGTERM the service turns unready, stops accepting connections and lets the requests in
+    /// flight finish for at most this long before it exits (keep it under the orchestrator's grace period).
+    /// </summary>
+    public int ShutdownDrainMs { get; set; } = 25000;
+
     /// <summary>Delay between attempts to reach the database at start while it is down.</summary>
     public int StartRetryDelayMs { get; set; } = 1000;
 }

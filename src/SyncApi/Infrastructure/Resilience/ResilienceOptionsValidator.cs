@@ -15,6 +15,7 @@ internal sealed class ResilienceOptionsValidator : IValidateOptions<ResilienceOp
         Positive(failures, nameof(ResilienceOptions.BreakerMinimumThroughput), options.BreakerMinimumThroughput, min: 2);
         Positive(failures, nameof(ResilienceOptions.ReadinessProbeTimeoutMs), options.ReadinessProbeTimeoutMs);
         Positive(failures, nameof(ResilienceOptions.StartRetryDelayMs), options.StartRetryDelayMs);
+        Positive(failures, nameof(ResilienceOptions.ShutdownDrainMs), options.ShutdownDrainMs);
         if (options.RetryAttempts is < 0 or > 5)
         {
             failures.Add($"{ResilienceOptions.SectionName}:{nameof(ResilienceOptions.RetryAttempts)} must be from 0 to 5 (was {options.RetryAttempts}).");
