@@ -89,6 +89,26 @@ public sealed class AdmissionControlTests(AdmissionControlTests.TightLimits serv
     }
 
     [Fact]
+    public async Task ABurstFarBeyondCapacityIsShedAtOnceWhileTheAdmittedRequestIsServed()
+    {
+        service.Proxy.Latency = TimeSpan.FromMilliseconds(300);
+        try
+        {
+            var burst = Enumerable.Range(0, 20).Select(i => RestGetUserAsync(service.Rest, User, $"burst-device-{i}")).ToList();
+            var answers = await Task.WhenAll(burst);
+
+            Assert.All(answers, a => Assert.True(a.Status is 404 or 503, $"status {a.Status}"));
+            Assert.Contains(answers, a => a.Status == 404);
+            Assert.True(answers.Count(a => a.Status == 503) >= 15, $"statuses: {string.Join(",", answers.Select(a => a.Status))}");
+            Assert.All(answers.Where(a => a.Status == 503), a => Assert.NotNull(a.RetryAfter));
+        }
+        finally
+        {
+            await service.HealAsync();
+        }
+    }
+
+    [Fact]
     public async Task HealthProbesAreAnsweredEvenWhenTheServiceIsFull()
     {
         service.Proxy.Latency = TimeSpan.FromMilliseconds(800);

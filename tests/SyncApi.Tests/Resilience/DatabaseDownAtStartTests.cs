@@ -39,6 +39,45 @@ public sealed class DatabaseDownAtStartTests(ControllablePostgres postgres) : IC
         Assert.Equal(404, (await RestGetUserAsync(http, 12)).Status); // migrated, reachable, empty
     }
 
+    [Fact]
+    public async Task ARestartedDatabaseIsUsedAgainWithoutRestartingTheService()
+    {
+        var rest = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
+        using var factory = new SyncApiFactory(new Dictionary<string, string?>
+        {
+            ["Endpoints:Rest"] = rest.ToString().TrimEnd('/'),
+            ["Endpoints:Grpc"] = $"http://127.0.0.1:{LoopbackPorts.Free()}",
+            ["Storage:ConnectionString"] = postgres.ConnectionString,
+        });
+        factory.UseKestrel();
+        factory.StartServer();
+        using var http = new HttpClient { BaseAddress = rest, Timeout = TimeSpan.FromSeconds(20) };
+        Assert.Equal(404, (await RestGetUserAsync(http, 12)).Status);
+
+        await postgres.StopAsync();
+        try
+        {
+            var refused = await RestGetUserAsync(http, 12);
+            Assert.Equal(503, refused.Status);
+            Assert.NotNull(refused.RetryAfter);
+        }
+        finally
+        {
+            await postgres.StartAsync();
+        }
+
+        Assert.True(await BecomesReadyAsync(http, TimeSpan.FromSeconds(5)), "not ready 5 s after the database restarted");
+        var until = DateTime.UtcNow.AddSeconds(5);
+        var status = 0;
+        while (DateTime.UtcNow < until && status != 404)
+        {
+            status = (await RestGetUserAsync(http, 12)).Status;
+            await Task.Delay(100);
+        }
+
+        Assert.Equal(404, status);
+    }
+
     private static async Task<bool> BecomesReadyAsync(HttpClient http, TimeSpan within)
     {
         var until = DateTime.UtcNow + within;
