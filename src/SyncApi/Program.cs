@@ -8,15 +8,18 @@ if (TokenCommand.IsRequested(args))
 }
 
 builder.AddServiceDefaults();
+builder.AddTelemetry();
 builder.AddStorage();
 builder.AddDeviceAuth();
 builder.AddDeviceApis();
 builder.AddSyncGrpc();
 
 var app = builder.Build();
+app.UseTelemetry();
 app.UseServiceDefaults();
 app.UseDeviceAuth();
 app.MapServiceDefaults();
+app.MapTelemetry();
 app.MapDeviceApis();
 app.MapSyncGrpc();
 

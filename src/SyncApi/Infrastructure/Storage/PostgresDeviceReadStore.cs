@@ -1,6 +1,8 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
+using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
@@ -8,13 +10,16 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// The device reads on PostgreSQL: a user by primary key, and highlights by a primary key range
 /// (see <see cref="Queries"/>). One round trip each; the statements are prepared automatically by
-/// the data source after their second use.
+/// the data source after their second use. Each read's duration is recorded with the node that
+/// served it when <paramref name="metrics"/> is given.
 /// </summary>
-public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource) : IDeviceReadStore
+public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource, SyncMetrics? metrics = null) : IDeviceReadStore
 {
     public async Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken)
     {
+        var started = Stopwatch.GetTimestamp();
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        using var measured = new MeasuredOperation(metrics, DatabaseOperations.FindUser, connection, started);
         await using var command = new NpgsqlCommand(Queries.FindUser, connection)
         {
             Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
@@ -36,7 +41,9 @@ public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource) : IDevi
         UserNo user, HighlightRange range, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        var started = Stopwatch.GetTimestamp();
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        using var measured = new MeasuredOperation(metrics, DatabaseOperations.ListHighlights, connection, started);
         await using var command = new NpgsqlCommand(Queries.ListHighlights, connection)
         {
             Parameters =

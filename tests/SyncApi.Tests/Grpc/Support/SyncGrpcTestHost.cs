@@ -46,6 +46,9 @@ public sealed class SyncGrpcTestHost : IDisposable
 
     public GrpcUnaryClient Client { get; }
 
+    /// <summary>What the service logged.</summary>
+    public CapturedLogs Logs => _factory.Logs;
+
     /// <summary>authorization metadata with a valid device token for <paramref name="user"/>.</summary>
     public static KeyValuePair<string, string>[] As(long user) => [new("authorization", $"Bearer {TestTokens.For(user)}")];
 
