@@ -15,6 +15,9 @@ public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? setting
 {
     public CapturedLogs Logs { get; } = new();
 
+    /// <summary>More test services (span processors, for example), registered after the service's own.</summary>
+    public Action<IServiceCollection>? TestServices { get; init; }
+
     protected override void ConfigureWebHost(IWebHostBuilder builder)
     {
         builder.UseEnvironment("Production");
@@ -39,6 +42,10 @@ public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? setting
             builder.UseSetting(key, value);
         }
 
-        builder.ConfigureTestServices(services => services.AddSingleton<ILogEventSink>(Logs));
+        builder.ConfigureTestServices(services =>
+        {
+            services.AddSingleton<ILogEventSink>(Logs);
+            TestServices?.Invoke(services);
+        });
     }
 }
