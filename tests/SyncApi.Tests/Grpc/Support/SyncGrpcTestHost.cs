@@ -20,17 +20,20 @@ public sealed class SyncGrpcTestHost : IDisposable
     {
     }
 
-    internal SyncGrpcTestHost(string connectionString, Action<IServiceCollection>? testServices = null)
+    internal SyncGrpcTestHost(
+        string connectionString, Action<IServiceCollection>? testServices = null, IReadOnlyDictionary<string, string?>? settings = null)
     {
         GrpcAddress = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
         RestAddress = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
-        _factory = new SyncApiFactory(new Dictionary<string, string?>
+        var effective = new Dictionary<string, string?>
         {
             ["Endpoints:Grpc"] = GrpcAddress.ToString().TrimEnd('/'),
             ["Endpoints:Rest"] = RestAddress.ToString().TrimEnd('/'),
             ["Storage:ConnectionString"] = connectionString,
-        })
+        };
+        _factory = new SyncApiFactory(effective)
         {
+            AppConfiguration = settings,
             TestServices = testServices,
         };
         _factory.UseKestrel();
