@@ -1,5 +1,4 @@
 using System.Net;
-using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Telemetry.Support;
 
@@ -7,7 +6,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
 /// <summary>A real Prometheus scrapes the running service; what it stored is read back through its query API.</summary>
 [Collection(TelemetryCollection.Name)]
-public sealed class PrometheusScrapeTests(SyncGrpcTestHost host) : IClassFixture<SyncGrpcTestHost>
+public sealed class PrometheusScrapeTests(ScrapedService service) : IClassFixture<ScrapedService>
 {
     private static readonly TimeSpan ScrapeWait = TimeSpan.FromSeconds(20);
 
@@ -15,9 +14,7 @@ public sealed class PrometheusScrapeTests(SyncGrpcTestHost host) : IClassFixture
     public async Task PrometheusStoresTheRequestCounterAndLatencyHistogramWithTheRightCounts()
     {
         var user = (await SharedDemoDatabase.GetAsync()).HeavyUser.Value;
-        await using var prometheus = await PrometheusServer.StartAsync(host.RestAddress);
-        var up = await prometheus.WaitForValueAsync($"up{{job=\"{PrometheusServer.Job}\"}}", 1, ScrapeWait);
-        Assert.True(up == 1, $"the service was not scraped: up={up}\n{prometheus.Output}");
+        var (host, prometheus) = (service.Host, service.Prometheus);
 
         using var device = DeviceTraffic.Rest(host, user);
         for (var i = 0; i < 7; i++)

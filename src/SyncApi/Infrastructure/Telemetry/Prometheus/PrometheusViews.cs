@@ -15,7 +15,6 @@ public static class PrometheusViews
         ["dotnet.assembly.count"] = "dotnet.assemblies",
         ["dotnet.process.cpu.count"] = "dotnet.process.cpus",
         ["dotnet.timer.count"] = "dotnet.timers",
-        ["dotnet.thread_pool.thread.count"] = "dotnet.thread_pool.threads",
     };
 
     public static MeterProviderBuilder Apply(MeterProviderBuilder metrics)
