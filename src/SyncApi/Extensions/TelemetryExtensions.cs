@@ -21,6 +21,12 @@ namespace Kobo.Sync.SyncApi.Extensions;
 public static class TelemetryExtensions
 {
     public const string OtlpEndpointKey = "OTEL_EXPORTER_OTLP_ENDPOINT";
+
+    /// <summary>
+    /// <c>false</c> switches telemetry off entirely (no SDK, no request recording, no <c>/metrics</c>):
+    /// for measuring what it costs, or shedding its work in an emergency. Default <c>true</c>.
+    /// </summary>
+    public const string EnabledKey = "Telemetry:Enabled";
     public const string ServiceName = "kobo-sync";
 
     /// <summary>Meters subscribed by name: these libraries publish them themselves.</summary>
@@ -48,8 +54,14 @@ public static class TelemetryExtensions
     {
         var configuration = builder.Configuration;
         var services = builder.Services;
+        // The instruments always exist (handlers and stores record into them); with nothing listening a recording is a no-op.
         services.AddSingleton<SyncMetrics>();
         services.AddSingleton<EndpointLabels>();
+        if (!IsEnabled(configuration))
+        {
+            return builder;
+        }
+
         // Registered as an instance so the container does not dispose it: the SDK that reads it does.
         services.AddSingleton(new PrometheusScrapeReader());
         services.AddSingleton(sp => CreateSdk(sp, configuration));
@@ -66,6 +78,11 @@ public static class TelemetryExtensions
     /// <summary>Starts the SDK (so the first request is measured) and records every request.</summary>
     public static WebApplication UseTelemetry(this WebApplication app)
     {
+        if (!IsEnabled(app.Configuration))
+        {
+            return app;
+        }
+
         app.Services.GetRequiredService<OpenTelemetrySdk>();
         app.UseMiddleware<RequestTelemetryMiddleware>();
         return app;
@@ -73,9 +90,15 @@ public static class TelemetryExtensions
 
     public static WebApplication MapTelemetry(this WebApplication app)
     {
-        app.MapMetrics();
+        if (IsEnabled(app.Configuration))
+        {
+            app.MapMetrics();
+        }
+
         return app;
     }
+
+    public static bool IsEnabled(IConfiguration configuration) => configuration.GetValue(EnabledKey, defaultValue: true);
 
     public static bool IsOtlpEnabled(IConfiguration configuration) =>
         !string.IsNullOrWhiteSpace(configuration[OtlpEndpointKey]);
