@@ -16,7 +16,7 @@ public sealed class EndpointLabels
 
     private readonly ConcurrentDictionary<Endpoint, Label> _labels = new();
 
-    /// <summary>The label of <paramref name="endpoint"/>, or null when it is excluded from request telemetry.</summary>
+    /// <summary>The label of <paramref name="endpoint"/>; <see cref="Label.Excluded"/> for endpoints left out of request telemetry.</summary>
     public Label For(Endpoint? endpoint) =>
         endpoint is null ? Label.UnmatchedEndpoint : _labels.GetOrAdd(endpoint, static e => Compute(e));
 
@@ -58,10 +58,4 @@ public sealed class EndpointLabels
 
         public bool IsExcluded => Endpoint is null;
     }
-}
-
-/// <summary>Endpoint metadata: no request metrics and no request log line (the scrape endpoint).</summary>
-public sealed class ExcludeFromRequestTelemetry
-{
-    public static readonly ExcludeFromRequestTelemetry Instance = new();
 }
