@@ -32,8 +32,8 @@ internal static class SerilogSetup
             logger = isDevelopment
                 ? logger.WriteTo.Async(console => console.Console(
                     outputTemplate: DevelopmentTemplate, formatProvider: System.Globalization.CultureInfo.InvariantCulture))
-                : logger.WriteTo.Async(console => console.Console(
-                    new JsonFormatter(renderMessage: true, formatProvider: System.Globalization.CultureInfo.InvariantCulture)));
+                : logger.WriteTo.Async(console => console.Sink(new BufferedStdoutSink(
+                    new JsonFormatter(renderMessage: true, formatProvider: System.Globalization.CultureInfo.InvariantCulture))));
 
             foreach (var sink in services.GetServices<ILogEventSink>())
             {
