@@ -1,6 +1,8 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
 
@@ -24,6 +26,15 @@ public static class StorageExtensions
         services.AddSingleton(sp => StorageDataSource.Create(sp.GetRequiredService<StorageConnection>().GetConnectionString()));
         services.AddSingleton<StorageReadiness>();
         services.AddSingleton<SchemaMigrator>();
+        services.AddOptions<ReadCoalescingOptions>()
+            .Bind(builder.Configuration.GetSection(ReadCoalescingOptions.SectionName))
+            .Validate(o => o.MaxBatchesInFlight >= 1, "Storage:Coalescing:MaxBatchesInFlight must be at least 1.")
+            .Validate(o => o.MaxBatchSize is >= 1 and <= 1000, "Storage:Coalescing:MaxBatchSize must be between 1 and 1000.")
+            .ValidateOnStart();
+        services.AddSingleton(sp => new ReadCoalescer(
+            sp.GetRequiredService<NpgsqlDataSource>(),
+            sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
+            sp.GetService<SyncMetrics>()));
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
         services.AddHostedService<StorageStartup>();
 

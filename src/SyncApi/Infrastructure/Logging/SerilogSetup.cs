@@ -38,7 +38,7 @@ internal static class SerilogSetup
             logger = isDevelopment
                 ? logger.WriteTo.Async(console => console.Console(
                     outputTemplate: DevelopmentTemplate, formatProvider: System.Globalization.CultureInfo.InvariantCulture))
-                : logger.WriteTo.Async(console => console.Console(ProductionFormatter()));
+                : logger.WriteTo.Async(console => console.Sink(new BufferedStdoutSink(ProductionFormatter())));
 
             foreach (var sink in services.GetServices<ILogEventSink>())
             {

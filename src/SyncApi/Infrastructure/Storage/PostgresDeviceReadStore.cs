@@ -1,6 +1,6 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
-using System.Diagnostics;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Npgsql;
@@ -9,42 +9,51 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
 /// The device reads on PostgreSQL: a user by primary key, and highlights by a primary key range
-/// (see <see cref="Queries"/>). One round trip each; the statements are prepared automatically by
-/// the data source after their second use. Each read's duration is recorded with the node that
-/// served it when <paramref name="metrics"/> is given.
+/// (see <see cref="Queries"/>). One statement each, prepared automatically by the data source after
+/// its second use; concurrent reads share round trips through the <see cref="ReadCoalescer"/>.
 /// </summary>
-public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource, SyncMetrics? metrics = null) : IDeviceReadStore
+public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer) : IDeviceReadStore
 {
-    public async Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken)
-    {
-        var started = Stopwatch.GetTimestamp();
-        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        using var measured = new MeasuredOperation(metrics, DatabaseOperations.FindUser, connection, started);
-        await using var command = new NpgsqlCommand(Queries.FindUser, connection)
-        {
-            Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
-        };
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            return null;
-        }
+    public Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken) =>
+        coalescer.ReadAsync(new FindUserRead(user), cancellationToken);
 
-        return new UserView(
-            user.Value,
-            reader.GetFieldValue<string>(0),
-            reader.GetFieldValue<DateTimeOffset>(2),
-            reader.IsDBNull(1) ? null : reader.GetFieldValue<string>(1));
-    }
-
-    public async Task<IReadOnlyList<HighlightView>?> ListHighlightsAsync(
+    public Task<IReadOnlyList<HighlightView>?> ListHighlightsAsync(
         UserNo user, HighlightRange range, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        var started = Stopwatch.GetTimestamp();
-        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        using var measured = new MeasuredOperation(metrics, DatabaseOperations.ListHighlights, connection, started);
-        await using var command = new NpgsqlCommand(Queries.ListHighlights, connection)
+        return coalescer.ReadAsync(new ListHighlightsRead(user, range, limit), cancellationToken);
+    }
+
+    private sealed class FindUserRead(UserNo user) : CoalescedRead<UserView?>
+    {
+        internal override string Operation => DatabaseOperations.FindUser;
+
+        internal override NpgsqlBatchCommand CreateCommand() => new(Queries.FindUser)
+        {
+            Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
+        };
+
+        protected override async Task<UserView?> ReadResultAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
+        {
+            if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return null;
+            }
+
+            return new UserView(
+                user.Value,
+                reader.GetFieldValue<string>(0),
+                reader.GetFieldValue<DateTimeOffset>(2),
+                reader.IsDBNull(1) ? null : reader.GetFieldValue<string>(1));
+        }
+    }
+
+    private sealed class ListHighlightsRead(UserNo user, HighlightRange range, int limit)
+        : CoalescedRead<IReadOnlyList<HighlightView>?>
+    {
+        internal override string Operation => DatabaseOperations.ListHighlights;
+
+        internal override NpgsqlBatchCommand CreateCommand() => new(Queries.ListHighlights)
         {
             Parameters =
             {
@@ -54,33 +63,37 @@ public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource, SyncMet
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         };
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            return null;
-        }
 
-        if (reader.IsDBNull(0))
+        protected override async Task<IReadOnlyList<HighlightView>?> ReadResultAsync(
+            NpgsqlDataReader reader, CancellationToken cancellationToken)
         {
-            return [];
-        }
+            if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return null;
+            }
 
-        var highlights = new List<HighlightView>(Math.Min(limit, 64));
-        do
-        {
-            highlights.Add(new HighlightView(
-                reader.GetFieldValue<string>(0),
-                reader.GetFieldValue<long>(1),
-                reader.GetFieldValue<string>(2),
-                reader.GetFieldValue<int>(3),
-                reader.GetFieldValue<int>(4),
-                reader.GetFieldValue<string>(5),
-                reader.IsDBNull(6) ? null : reader.GetFieldValue<string>(6),
-                reader.GetFieldValue<DateTimeOffset>(7),
-                reader.GetFieldValue<DateTimeOffset>(8)));
-        }
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
+            if (reader.IsDBNull(0))
+            {
+                return [];
+            }
 
-        return highlights;
+            var highlights = new List<HighlightView>(Math.Min(limit, 64));
+            do
+            {
+                highlights.Add(new HighlightView(
+                    reader.GetFieldValue<string>(0),
+                    reader.GetFieldValue<long>(1),
+                    reader.GetFieldValue<string>(2),
+                    reader.GetFieldValue<int>(3),
+                    reader.GetFieldValue<int>(4),
+                    reader.GetFieldValue<string>(5),
+                    reader.IsDBNull(6) ? null : reader.GetFieldValue<string>(6),
+                    reader.GetFieldValue<DateTimeOffset>(7),
+                    reader.GetFieldValue<DateTimeOffset>(8)));
+            }
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
+
+            return highlights;
+        }
     }
 }

@@ -134,7 +134,7 @@ public sealed class SyncMetrics : IDisposable
         _resilienceEvents.Add(1, in tags);
     }
 
-    /// <summary>One database operation; <paramref name="node"/> from <see cref="DatabaseNodes.Of"/>.</summary>
+    /// <summary>One database operation; <paramref name="node"/> from <see cref="DatabaseNodes.Of"/> on its open connection.</summary>
     public void RecordDatabaseOperation(string operation, string node, TimeSpan elapsed)
     {
         var tags = new TagList { { TelemetryTags.Operation, operation }, { TelemetryTags.Node, node } };
