@@ -6,6 +6,7 @@ using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
 using OpenTelemetry.Trace;
+using Serilog.Core;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -68,8 +69,8 @@ public static class TelemetryExtensions
 
         if (IsOtlpEnabled(configuration))
         {
-            // Log records go through the SDK's own logger provider, so they leave by OTLP with the spans they belong to.
-            services.AddSingleton<ILoggerProvider, OpenTelemetrySdkLoggerProvider>();
+            // Serilog's events, filtered and redacted, go to the SDK's logger provider and leave by OTLP.
+            services.AddSingleton<ILogEventSink, OpenTelemetryLogSink>();
         }
 
         return builder;

@@ -5,7 +5,6 @@ using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Telemetry.Support;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Logging;
 using Serilog.Events;
 
 namespace Kobo.Sync.SyncApi.Tests.Telemetry;
@@ -24,7 +23,7 @@ public sealed class OtlpExportTests
 
         Assert.Equal(HttpStatusCode.OK, await DeviceTraffic.GetAsync(device, $"/v1/users/{user}"));
 
-        Assert.DoesNotContain(host.Services.GetServices<ILoggerProvider>(), p => p.GetType().Name.Contains("OpenTelemetry", StringComparison.Ordinal));
+        Assert.DoesNotContain(host.Services.GetServices<Serilog.Core.ILogEventSink>(), s => s.GetType().Name.Contains("OpenTelemetry", StringComparison.Ordinal));
         Assert.DoesNotContain(host.Logs.Events, e => e.Level >= LogEventLevel.Warning);
     }
 
