@@ -8,6 +8,7 @@ if (TokenCommand.IsRequested(args))
 }
 
 builder.AddServiceDefaults();
+builder.AddTelemetry();
 builder.AddResilience();
 builder.AddStorage();
 builder.AddDeviceAuth();
@@ -16,11 +17,13 @@ builder.AddDeviceApis();
 builder.AddSyncGrpc();
 
 var app = builder.Build();
+app.UseTelemetry();
 app.UseServiceDefaults();
 app.UseResilience();
 app.UseDeviceAuth();
 app.UseAdmissionControl();
 app.MapServiceDefaults();
+app.MapTelemetry();
 app.MapDeviceApis();
 app.MapSyncGrpc();
 

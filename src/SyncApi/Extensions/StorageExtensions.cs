@@ -1,6 +1,8 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
 
@@ -30,6 +32,15 @@ public static class StorageExtensions
                 : sp.GetRequiredService<NpgsqlDataSource>());
         services.AddSingleton<StorageReadiness>();
         services.AddSingleton<SchemaMigrator>();
+        services.AddOptions<ReadCoalescingOptions>()
+            .Bind(builder.Configuration.GetSection(ReadCoalescingOptions.SectionName))
+            .Validate(o => o.MaxBatchesInFlight >= 1, "Storage:Coalescing:MaxBatchesInFlight must be at least 1.")
+            .Validate(o => o.MaxBatchSize is >= 1 and <= 1000, "Storage:Coalescing:MaxBatchSize must be between 1 and 1000.")
+            .ValidateOnStart();
+        services.AddSingleton(sp => new ReadCoalescer(
+            sp.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey),
+            sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
+            sp.GetService<SyncMetrics>()));
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
         services.AddHostedService<StorageStartup>();
 

@@ -3,6 +3,7 @@ using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Authentication;
 
 namespace Kobo.Sync.SyncApi.Grpc;
@@ -11,7 +12,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// <c>kobo.sync.v1.SyncService</c>: authenticate the device, call <see cref="DeviceReads"/> (shared
 /// with REST), map the result to the contract's messages. Rejections are mapped in <see cref="SyncGrpcErrors"/>.
 /// </summary>
-internal sealed class SyncGrpcService(DeviceReads reads)
+internal sealed class SyncGrpcService(DeviceReads reads, SyncMetrics metrics)
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
     internal const string MissingTokenMessage = "A bearer token is required in the authorization metadata.";
@@ -44,6 +45,7 @@ internal sealed class SyncGrpcService(DeviceReads reads)
         var caller = await AuthenticateAsync(call);
         var page = await reads.ListUserHighlightsAsync(
             caller, RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
+        metrics.RecordHighlightsPage("ListUserHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 
@@ -53,6 +55,7 @@ internal sealed class SyncGrpcService(DeviceReads reads)
         var page = await reads.ListBookHighlightsAsync(
             caller, RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
             PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
+        metrics.RecordHighlightsPage("ListBookHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 

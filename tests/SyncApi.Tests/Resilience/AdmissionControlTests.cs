@@ -45,6 +45,7 @@ public sealed class AdmissionControlTests(AdmissionControlTests.TightLimits serv
             Assert.Contains("\"retryAfterMs\":", a.Body, StringComparison.Ordinal);
         });
         Assert.Equal(404, (await RestGetUserAsync(service.Rest, User, "quiet-rest-device")).Status);
+        Assert.Contains("reason=\"rate_limited\"", await service.Rest.GetStringAsync("/metrics"), StringComparison.Ordinal);
     }
 
     [Fact]

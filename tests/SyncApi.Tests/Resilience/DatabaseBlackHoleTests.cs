@@ -41,6 +41,9 @@ public sealed class DatabaseBlackHoleTests(ServiceBehindFaultProxy service) : IC
             Assert.Equal(CircuitState.Open, service.Pipelines.Breaker.CircuitState);
             // Once open, the circuit answers without waiting on the database at all.
             Assert.Contains("refused until it answers again", answers[^1].Body, StringComparison.Ordinal);
+            var metrics = await service.Rest.GetStringAsync("/metrics");
+            Assert.Contains("reason=\"circuit_open\"", metrics, StringComparison.Ordinal);
+            Assert.Contains("event=\"circuit_opened\"", metrics, StringComparison.Ordinal);
         }
         finally
         {

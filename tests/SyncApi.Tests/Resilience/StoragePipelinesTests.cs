@@ -117,6 +117,10 @@ public sealed class StoragePipelinesTests
 
         public void Retrying(string pipeline, int attempt, TimeSpan delay, Exception? failure) => Retries.Add(pipeline);
 
+        public void TimedOut(string pipeline)
+        {
+        }
+
         public void CircuitOpened(TimeSpan breakDuration, Exception? failure) => Opened++;
 
         public void CircuitHalfOpened()

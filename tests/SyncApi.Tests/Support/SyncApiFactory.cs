@@ -1,6 +1,7 @@
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Mvc.Testing;
 using Microsoft.AspNetCore.TestHost;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Serilog.Core;
 
@@ -14,6 +15,15 @@ namespace Kobo.Sync.SyncApi.Tests.Support;
 public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? settings = null) : WebApplicationFactory<Program>
 {
     public CapturedLogs Logs { get; } = new();
+
+    /// <summary>
+    /// Settings added as the last configuration source of the application itself (not as host
+    /// settings), so keys with dots, such as Serilog level overrides for a namespace, arrive intact.
+    /// </summary>
+    public IReadOnlyDictionary<string, string?>? AppConfiguration { get; init; }
+
+    /// <summary>More test services (span processors, for example), registered after the service's own.</summary>
+    public Action<IServiceCollection>? TestServices { get; init; }
 
     protected override void ConfigureWebHost(IWebHostBuilder builder)
     {
@@ -42,6 +52,15 @@ public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? setting
             builder.UseSetting(key, value);
         }
 
-        builder.ConfigureTestServices(services => services.AddSingleton<ILogEventSink>(Logs));
+        if (AppConfiguration is { } appConfiguration)
+        {
+            builder.ConfigureAppConfiguration(configuration => configuration.AddInMemoryCollection(appConfiguration));
+        }
+
+        builder.ConfigureTestServices(services =>
+        {
+            services.AddSingleton<ILogEventSink>(Logs);
+            TestServices?.Invoke(services);
+        });
     }
 }

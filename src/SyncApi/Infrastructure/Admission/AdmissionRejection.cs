@@ -1,6 +1,7 @@
 using System.Threading.RateLimiting;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.RateLimiting;
 using Microsoft.Extensions.Options;
@@ -26,7 +27,10 @@ internal static partial class AdmissionRejection
         LogRejected(http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)),
             perDevice ? "device over its rate limit" : "over capacity", http.Request.Path);
 
-        if (GrpcProtocol.IsGrpcContentType(http.Request.ContentType))
+        var grpc = GrpcProtocol.IsGrpcContentType(http.Request.ContentType);
+        http.RequestServices.GetService<SyncMetrics>()?.RecordShedRequest(
+            perDevice ? ShedReason.RateLimited : ShedReason.Overloaded, grpc ? Protocols.Grpc : Protocols.Rest);
+        if (grpc)
         {
             UnaryCallDispatcher.WriteTrailersOnly(http, perDevice
                 ? new RpcException(StatusCode.ResourceExhausted, "This device is over its request rate; retry later.", [RetryAdvice.GrpcTrailer(retryAfter)])

@@ -1,4 +1,5 @@
 using Kobo.Sync.SyncApi.Grpc.Wire;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
@@ -7,13 +8,14 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 /// Gives each request its database budget: <c>Resilience:RequestBudgetMs</c> from arrival, or the
 /// gRPC call's own <c>grpc-timeout</c> when that is shorter. The wire binding enforces that deadline
 /// itself and answers DEADLINE_EXCEEDED; the budget ends a little after it so that the deadline, not
-/// the storage timeout, decides the status.
+/// the storage timeout, decides the status. A request whose database call the open circuit refused
+/// is counted as shed (<c>circuit_open</c>).
 /// </summary>
-internal sealed class RequestBudgetMiddleware(RequestDelegate next, IOptions<ResilienceOptions> options, TimeProvider clock)
+internal sealed class RequestBudgetMiddleware(RequestDelegate next, IOptions<ResilienceOptions> options, TimeProvider clock, SyncMetrics? metrics = null)
 {
     private static readonly TimeSpan DeadlineGrace = TimeSpan.FromMilliseconds(50);
 
-    public Task InvokeAsync(HttpContext context)
+    public async Task InvokeAsync(HttpContext context)
     {
         var budget = TimeSpan.FromMilliseconds(options.Value.RequestBudgetMs);
         var header = context.Request.Headers[GrpcProtocol.TimeoutHeader];
@@ -22,7 +24,13 @@ internal sealed class RequestBudgetMiddleware(RequestDelegate next, IOptions<Res
             budget = timeout + DeadlineGrace;
         }
 
-        RequestBudget.Set(clock.GetUtcNow() + budget);
-        return next(context);
+        var state = RequestBudget.Begin(clock.GetUtcNow() + budget);
+        await next(context);
+        if (state.CircuitRejected)
+        {
+            metrics?.RecordShedRequest(
+                ShedReason.CircuitOpen,
+                GrpcProtocol.IsGrpcContentType(context.Request.ContentType) ? Protocols.Grpc : Protocols.Rest);
+        }
     }
 }

@@ -57,7 +57,15 @@ public sealed class StoragePipelines
             _registry.TryAddBuilder(name, (builder, _) =>
             {
                 builder.TimeProvider = clock;
-                builder.AddTimeout(new TimeoutStrategyOptions { TimeoutGenerator = _ => ValueTask.FromResult(Timeout()) });
+                builder.AddTimeout(new TimeoutStrategyOptions
+                {
+                    TimeoutGenerator = _ => ValueTask.FromResult(Timeout()),
+                    OnTimeout = _ =>
+                    {
+                        events.TimedOut(name);
+                        return default;
+                    },
+                });
                 if (retries && _options.RetryAttempts > 0)
                 {
                     builder.AddRetry(new RetryStrategyOptions
@@ -107,6 +115,7 @@ public sealed class StoragePipelines
         }
         catch (BrokenCircuitException e)
         {
+            RequestBudget.MarkCircuitRejected();
             throw new StorageUnavailableException("The database is unavailable; calls are refused until it answers again.", e.RetryAfter ?? BreakDuration, e);
         }
         catch (TimeoutRejectedException e) when (cancellationToken.IsCancellationRequested)
