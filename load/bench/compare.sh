@@ -3,7 +3,11 @@
 # (-M prepared) running the service's own SQL, alternating A B A B, then medians and ratios.
 #
 #   load/bench/compare.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
-#       [--url http://127.0.0.1:5080] [--rounds 3] [--seconds 15] [--connections 32] [--reads "user highlights"]
+#       [--url http://127.0.0.1:5080] [--rounds 3] [--seconds 15] [--warmup 20] [--connections 32]
+#       [--reads "user highlights"] [--also http://127.0.0.1:5090 --also-label "coalescing off"]
+#
+# --also measures a second service instance (another build or configuration on the same database)
+# in the same rounds, A B C A B C, so a change is judged against its alternative under the same noise.
 #
 # The service must be running against that database with the signing key in $AUTH_SIGNING_KEY
 # (tokens are minted with it, one per user). Targets loopback only; every run is bounded by
@@ -11,20 +15,26 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-url=http://127.0.0.1:5080 pg="" rounds=3 seconds=15 connections=32 reads="user highlights"
+url=http://127.0.0.1:5080 pg="" rounds=3 seconds=15 warmup=20 connections=32 reads="user highlights"
+also="" also_label="second instance"
 while [ $# -gt 0 ]; do
   case "$1" in
     --url) url="$2"; shift 2 ;;
     --pg) pg="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
+    --also) also="$2"; shift 2 ;;
+    --also-label) also_label="$2"; shift 2 ;;
     --connections) connections="$2"; shift 2 ;;
     --reads) reads="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
-case "$url" in http://127.*|http://localhost*) ;; *) echo "refusing a non-loopback target: $url" >&2; exit 2 ;; esac
+for target in "$url" ${also:+"$also"}; do
+  case "$target" in http://127.*|http://localhost*) ;; *) echo "refusing a non-loopback target: $target" >&2; exit 2 ;; esac
+done
 for tool in wrk pgbench psql dotnet; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client)" >&2; exit 2; }; done
 [ -n "${AUTH_SIGNING_KEY:-}" ] || { echo "set AUTH_SIGNING_KEY to the service's Auth:SigningKey" >&2; exit 2; }
 
@@ -41,9 +51,9 @@ Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet src/SyncApi/bin/Release/net10.0/Kobo
   token --users "1-$users" --device bench --hours 4 >"$work/tokens.raw"
 grep -P '^\d+\t' "$work/tokens.raw" >"$work/tokens.tsv"
 
-run_wrk() { # read -> "rps p99ms"
-  READ="$1" TOKENS="$work/tokens.tsv" wrk -t2 -c"$connections" -d"${seconds}s" --latency \
-    -s load/wrk/device-reads.lua "$url" >"$work/wrk.out" 2>&1
+run_wrk() { # read [url] [seconds] -> "rps p99ms"
+  READ="$1" TOKENS="$work/tokens.tsv" wrk -t2 -c"$connections" -d"${3:-$seconds}s" --latency \
+    -s load/wrk/device-reads.lua "${2:-$url}" >"$work/wrk.out" 2>&1
   awk '/^Requests\/sec/ {rps=$2}
        /^ +99%/ {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; p99=v}
        END {printf "%.0f %.2f\n", rps, p99}' "$work/wrk.out"
@@ -62,36 +72,50 @@ median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 {
   echo "# Service vs PostgreSQL, $stamp"
   echo
+  [ -z "$also" ] || echo "Second instance ($also_label): $also, measured in the same rounds right after the first."
+  echo
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -m); $connections connections; $rounds rounds of ${seconds}s each, alternating."
   echo
-  echo "| read | round | service req/s | service p99 ms | pgbench tps | pgbench avg ms |"
-  echo "|---|---|---|---|---|---|"
+  echo "| read | round | service req/s | service p99 ms | pgbench tps | pgbench avg ms | second req/s | second p99 ms |"
+  echo "|---|---|---|---|---|---|---|---|"
 } >"$report"
 
 for read in $reads; do
   # Unrecorded warm-up: the first requests of each device validate its token and the JIT is still tiering up.
-  echo "==> $read warm-up"
-  run_wrk "$read" >/dev/null
-  : >"$work/$read.svc"; : >"$work/$read.db"
+  echo "==> $read warm-up (${warmup}s per instance)"
+  run_wrk "$read" "$url" "$warmup" >/dev/null
+  [ -z "$also" ] || run_wrk "$read" "$also" "$warmup" >/dev/null
+  : >"$work/$read.svc"; : >"$work/$read.db"; : >"$work/$read.also"
   for round in $(seq 1 "$rounds"); do
     echo "==> $read round $round: wrk"
     svc=$(run_wrk "$read")
+    second="- -"
+    if [ -n "$also" ]; then
+      echo "==> $read round $round: wrk, second instance"
+      second=$(run_wrk "$read" "$also")
+      echo "$second" >>"$work/$read.also"
+    fi
     echo "==> $read round $round: pgbench"
     db=$(run_pgbench "$read")
     echo "$svc" >>"$work/$read.svc"; echo "$db" >>"$work/$read.db"
-    echo "| $read | $round | ${svc% *} | ${svc#* } | ${db% *} | ${db#* } |" >>"$report"
+    echo "| $read | $round | ${svc% *} | ${svc#* } | ${db% *} | ${db#* } | ${second% *} | ${second#* } |" >>"$report"
   done
 done
 
 {
   echo
-  echo "| read | median service req/s | median p99 ms | median pgbench tps | ratio service/pgbench |"
-  echo "|---|---|---|---|---|"
+  echo "| read | median service req/s | median p99 ms | median pgbench tps | ratio service/pgbench | second: median req/s | second: ratio |"
+  echo "|---|---|---|---|---|---|---|"
   for read in $reads; do
     s=$(cut -d' ' -f1 "$work/$read.svc" | median)
     p=$(cut -d' ' -f2 "$work/$read.svc" | median)
     d=$(cut -d' ' -f1 "$work/$read.db" | median)
-    echo "| $read | $s | $p | $d | $(awk -v s="$s" -v d="$d" 'BEGIN {printf "%.2f", s/d}') |"
+    a="-" ar="-"
+    if [ -n "$also" ]; then
+      a=$(cut -d' ' -f1 "$work/$read.also" | median)
+      ar=$(awk -v s="$a" -v d="$d" 'BEGIN {printf "%.2f", s/d}')
+    fi
+    echo "| $read | $s | $p | $d | $(awk -v s="$s" -v d="$d" 'BEGIN {printf "%.2f", s/d}') | $a | $ar |"
   done
 } >>"$report"
 cat "$report"

@@ -8,15 +8,22 @@ if (TokenCommand.IsRequested(args))
 }
 
 builder.AddServiceDefaults();
+builder.AddTelemetry();
+builder.AddResilience();
 builder.AddStorage();
 builder.AddDeviceAuth();
+builder.AddAdmissionControl();
 builder.AddDeviceApis();
 builder.AddSyncGrpc();
 
 var app = builder.Build();
+app.UseTelemetry();
 app.UseServiceDefaults();
+app.UseResilience();
 app.UseDeviceAuth();
+app.UseAdmissionControl();
 app.MapServiceDefaults();
+app.MapTelemetry();
 app.MapDeviceApis();
 app.MapSyncGrpc();
 

@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;
@@ -30,14 +31,23 @@ internal static class UsersApi
         TypedResults.Ok(await reads.GetUserAsync(context.Caller(), RequestIds.User(userNo), cancellationToken));
 
     private static async Task<Ok<HighlightPage>> ListUserHighlights(
-        string userNo, string? pageSize, string? cursor, HttpContext context, DeviceReads reads, CancellationToken cancellationToken) =>
-        TypedResults.Ok(await reads.ListUserHighlightsAsync(
-            context.Caller(), RequestIds.User(userNo), DeviceRequest.PageSize(pageSize), cursor, cancellationToken));
+        string userNo, string? pageSize, string? cursor, HttpContext context, DeviceReads reads, SyncMetrics metrics,
+        CancellationToken cancellationToken)
+    {
+        var page = await reads.ListUserHighlightsAsync(
+            context.Caller(), RequestIds.User(userNo), DeviceRequest.PageSize(pageSize), cursor, cancellationToken);
+        metrics.RecordHighlightsPage(nameof(ListUserHighlights), Protocols.Rest, page.Items.Count);
+        return TypedResults.Ok(page);
+    }
 
     private static async Task<Ok<HighlightPage>> ListBookHighlights(
         string userNo, string bookNo, string? pageSize, string? cursor, HttpContext context, DeviceReads reads,
-        CancellationToken cancellationToken) =>
-        TypedResults.Ok(await reads.ListBookHighlightsAsync(
+        SyncMetrics metrics, CancellationToken cancellationToken)
+    {
+        var page = await reads.ListBookHighlightsAsync(
             context.Caller(), RequestIds.User(userNo), RequestIds.Book(bookNo), DeviceRequest.PageSize(pageSize), cursor,
-            cancellationToken));
+            cancellationToken);
+        metrics.RecordHighlightsPage(nameof(ListBookHighlights), Protocols.Rest, page.Items.Count);
+        return TypedResults.Ok(page);
+    }
 }

@@ -2,18 +2,21 @@ using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>PostgreSQL storage: options, the embedded server when no connection string is set, migrations, demo seed, reads, readiness.</summary>
+/// <summary>PostgreSQL storage: options, the embedded server when no connection string is set, the primary and read data sources, migrations, demo seed, reads, readiness.</summary>
 public static class StorageExtensions
 {
     public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)
     {
+        builder.AddResilience();
         var services = builder.Services;
         services.AddSingleton<IValidateOptions<StorageOptions>, StorageOptionsValidator>();
         services.AddOptions<StorageOptions>()
@@ -25,8 +28,22 @@ public static class StorageExtensions
 
         services.AddSingleton<StorageConnection>();
         services.AddSingleton(sp => StorageDataSource.Create(sp.GetRequiredService<StorageConnection>().GetConnectionString()));
+        // Reads that tolerate replica lag: standbys when Storage:ReadConnectionString is set, else the same source.
+        services.AddKeyedSingleton(StorageDataSource.ReadKey, (sp, _) =>
+            sp.GetRequiredService<IOptions<StorageOptions>>().Value.ReadConnectionString is { Length: > 0 } read
+                ? StorageDataSource.CreateForReads(read)
+                : sp.GetRequiredService<NpgsqlDataSource>());
         services.AddSingleton<StorageReadiness>();
         services.AddSingleton<SchemaMigrator>();
+        services.AddOptions<ReadCoalescingOptions>()
+            .Bind(builder.Configuration.GetSection(ReadCoalescingOptions.SectionName))
+            .Validate(o => o.MaxBatchesInFlight >= 1, "Storage:Coalescing:MaxBatchesInFlight must be at least 1.")
+            .Validate(o => o.MaxBatchSize is >= 1 and <= 1000, "Storage:Coalescing:MaxBatchSize must be between 1 and 1000.")
+            .ValidateOnStart();
+        services.AddSingleton(sp => new ReadCoalescer(
+            sp.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey),
+            sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
+            sp.GetService<SyncMetrics>()));
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
         services.AddSingleton<ISyncStore, PostgresSyncStore>();
         services.AddHostedService<StorageStartup>();

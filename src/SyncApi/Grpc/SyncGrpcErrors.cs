@@ -1,6 +1,7 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.Wire;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -19,6 +20,8 @@ internal static class SyncGrpcErrors
         // Not RESOURCE_EXHAUSTED: clients retry that one, and the same batch would fail again.
         BatchTooLargeException tooLarge => new RpcException(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}"),
         SyncTokenExpiredException expired => new RpcException(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}"),
+        StorageUnavailableException unavailable => new RpcException(
+            StatusCode.Unavailable, unavailable.Message, [RetryAdvice.GrpcTrailer(unavailable.RetryAfter)]),
         _ => null,
     };
 }

@@ -4,6 +4,7 @@ using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Authentication;
 
 namespace Kobo.Sync.SyncApi.Grpc;
@@ -12,7 +13,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// <c>kobo.sync.v1.SyncService</c>: authenticate the device, call <see cref="DeviceReads"/> (shared
 /// with REST), map the result to the contract's messages. Rejections are mapped in <see cref="SyncGrpcErrors"/>.
 /// </summary>
-internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync)
+internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMetrics metrics)
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
     internal const string MissingTokenMessage = "A bearer token is required in the authorization metadata.";
@@ -53,6 +54,7 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync)
         var caller = await AuthenticateAsync(call);
         var page = await reads.ListUserHighlightsAsync(
             caller, RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
+        metrics.RecordHighlightsPage("ListUserHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 
@@ -62,6 +64,7 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync)
         var page = await reads.ListBookHighlightsAsync(
             caller, RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
             PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
+        metrics.RecordHighlightsPage("ListBookHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 

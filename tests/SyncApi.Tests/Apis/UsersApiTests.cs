@@ -39,6 +39,18 @@ public sealed class UsersApiTests : IClassFixture<DemoDatabase>, IDisposable
         await As(987_654_321).GetJsonAsync("/v1/users/987654321/books/5/highlights", 404);
     }
 
+    [Theory]
+    [InlineData("/v1/users/12")]
+    [InlineData("/v1/users/12/highlights")]
+    [InlineData("/v1/users/12/books/5/highlights")]
+    public async Task WritingToAReadIsMethodNotAllowedWithTheAllowedMethodNamed(string path)
+    {
+        using var response = await As(12).PostAsync(path, new StringContent("{}"), TestTimeout.Token);
+
+        Assert.Equal(405, (int)response.StatusCode);
+        Assert.Contains("GET", response.Content.Headers.Allow);
+    }
+
     [Fact]
     public async Task TheFirstPageHoldsTenHighlightsInIdOrderByDefault()
     {

@@ -249,6 +249,25 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     }
 
     [Fact]
+    public async Task APostToARestReadOnTheRestListenerIsMethodNotAllowedNotSwallowedByTheGrpcCatchAll()
+    {
+        using var rest = new HttpClient { BaseAddress = host.RestAddress };
+
+        using var response = await rest.PostAsync("/v1/users/12", new StringContent("{}"), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
+        Assert.False(response.Headers.Contains("grpc-status"));
+    }
+
+    [Fact]
+    public async Task ARestPathOnTheGrpcListenerIsUnimplemented()
+    {
+        using var response = await RawGrpc.PostAsync(host.Http, "/v1/users/12", RawGrpc.Frame([]));
+
+        Assert.Equal("12", RawGrpc.Status(response));
+    }
+
+    [Fact]
     public async Task AnUnknownPathOnTheGrpcListenerIsUnimplementedNotAProblemDocument()
     {
         using var response = await RawGrpc.PostAsync(host.Http, "/v1/nothing-here", RawGrpc.Frame([]));

@@ -88,7 +88,11 @@ internal static partial class UnaryCallDispatcher
         }
         catch (Exception exception)
         {
-            var status = ToStatus(exception, deadline.Token, http.RequestAborted, options, logger, method);
+            // Whatever failed once the deadline had passed (a storage timeout racing the deadline's timer,
+            // say), the client has stopped waiting: it is DEADLINE_EXCEEDED.
+            var status = exception is not RpcException && Expired()
+                ? DeadlineExceeded()
+                : ToStatus(exception, deadline.Token, http.RequestAborted, options, logger, method);
             if (http.Response.HasStarted)
             {
                 AppendStatusTrailers(http, status);
@@ -223,7 +227,7 @@ internal static partial class UnaryCallDispatcher
         return new RpcException(StatusCode.Internal, GenericInternalMessage);
     }
 
-    private static void WriteTrailersOnly(HttpContext http, RpcException status)
+    internal static void WriteTrailersOnly(HttpContext http, RpcException status)
     {
         var response = http.Response;
         response.StatusCode = StatusCodes.Status200OK;

@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Mvc;
 
@@ -8,7 +9,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
 /// <summary>
 /// The one place REST errors are mapped: a rejected request becomes an RFC 9457 problem+json with a
 /// precise 4xx (the <c>traceId</c> is added by the problem details setup); a client that went away
-/// gets no answer. Anything else is left to the default handler as a 500.
+/// gets no answer; a database that cannot serve the request now is a 503 with <c>Retry-After</c>. Anything else is left to the default handler as a 500.
 /// </summary>
 internal sealed class RequestRejectedProblemHandler(IProblemDetailsService problems) : IExceptionHandler
 {
@@ -31,6 +32,7 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             BatchTooLargeException tooLarge => Problem(StatusCodes.Status413PayloadTooLarge, "Batch too large", tooLarge.Message, BatchTooLargeException.Field),
             SyncTokenExpiredException expired => Problem(StatusCodes.Status410Gone, "Sync token expired", expired.Message, SyncTokens.Field),
             BadHttpRequestException bad => Problem(bad.StatusCode, "Bad request", bad.Message),
+            StorageUnavailableException unavailable => Unavailable(httpContext, unavailable),
             _ => null,
         };
         if (problem is null)
@@ -45,6 +47,14 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             ProblemDetails = problem,
             Exception = exception,
         });
+    }
+
+    private static ProblemDetails Unavailable(HttpContext httpContext, StorageUnavailableException unavailable)
+    {
+        httpContext.Response.Headers.RetryAfter = RetryAdvice.HeaderSeconds(unavailable.RetryAfter);
+        var problem = Problem(StatusCodes.Status503ServiceUnavailable, "Service unavailable", unavailable.Message);
+        problem.Extensions[RetryAdvice.ProblemExtension] = RetryAdvice.Milliseconds(unavailable.RetryAfter);
+        return problem;
     }
 
     private static ProblemDetails Problem(int status, string title, string detail, string? field = null)

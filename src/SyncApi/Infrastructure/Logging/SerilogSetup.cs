@@ -1,19 +1,22 @@
 using Serilog;
 using Serilog.Core;
 using Serilog.Extensions.Logging;
+using Serilog.Formatting;
 using Serilog.Formatting.Json;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 
 /// <summary>
 /// Serilog behind Microsoft.Extensions.Logging: JSON lines on stdout in production, a readable
-/// console in development. Levels come from the <c>Serilog</c> configuration section. Any
+/// console in development; trace and span ids on every line; tokens, cursors and highlight text
+/// redacted (<see cref="SensitiveDataRedactor"/>). Levels come from the <c>Serilog</c> configuration
+/// section and follow its reloads. Any
 /// <see cref="ILogEventSink"/> registered in DI receives the same events (tests capture logs this way).
 /// </summary>
 internal static class SerilogSetup
 {
     private const string DevelopmentTemplate =
-        "[{Timestamp:HH:mm:ss} {Level:u3}] {SourceContext}: {Message:lj} trace={TraceId}{NewLine}{Exception}";
+        "[{Timestamp:HH:mm:ss} {Level:u3}] {SourceContext}: {Message:lj} trace={TraceId} span={SpanId}{NewLine}{Exception}";
 
     public static WebApplicationBuilder AddSerilogLogging(this WebApplicationBuilder builder)
     {
@@ -23,17 +26,19 @@ internal static class SerilogSetup
         builder.Logging.ClearProviders();
         builder.Services.AddSingleton<ILoggerProvider>(services =>
         {
+            // Levels (Serilog:MinimumLevel:Default and :Override) follow configuration reloads, so an
+            // operator changes them in appsettings.json without a restart.
             var logger = new LoggerConfiguration()
                 .ReadFrom.Configuration(configuration)
-                .Enrich.FromLogContext();
+                .Enrich.FromLogContext()
+                .Enrich.With<SensitiveDataRedactor>();
 
             // The console is written from a background queue: a request never waits on stdout. If
             // the queue fills (stdout blocked, or a flood), further events are dropped, not requests.
             logger = isDevelopment
                 ? logger.WriteTo.Async(console => console.Console(
                     outputTemplate: DevelopmentTemplate, formatProvider: System.Globalization.CultureInfo.InvariantCulture))
-                : logger.WriteTo.Async(console => console.Console(
-                    new JsonFormatter(renderMessage: true, formatProvider: System.Globalization.CultureInfo.InvariantCulture)));
+                : logger.WriteTo.Async(console => console.Sink(new BufferedStdoutSink(ProductionFormatter())));
 
             foreach (var sink in services.GetServices<ILogEventSink>())
             {
@@ -45,4 +50,8 @@ internal static class SerilogSetup
 
         return builder;
     }
+
+    /// <summary>One JSON object per line: timestamp, level, template, rendered message, properties, trace and span ids.</summary>
+    internal static ITextFormatter ProductionFormatter() =>
+        new JsonFormatter(renderMessage: true, formatProvider: System.Globalization.CultureInfo.InvariantCulture);
 }

@@ -1,43 +1,70 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
 /// The device reads on PostgreSQL: a user by primary key, and highlights by a primary key range
-/// (see <see cref="Queries"/>). One round trip each; the statements are prepared automatically by
-/// the data source after their second use.
+/// (see <see cref="Queries"/>). One statement each, prepared automatically by the data source after
+/// its second use; concurrent reads share round trips through the <see cref="ReadCoalescer"/>.
+/// Each runs in its storage pipeline (<see cref="StoragePipelines"/>): bounded by the request's
+/// budget, retried once or twice on a transient failure, cut off by the circuit. These reads
+/// tolerate replica lag (a device re-reads on its next sync; pages are keyed, not offset), so the
+/// coalescer sends them to the read data source (<c>Storage:ReadConnectionString</c>: standbys first).
 /// </summary>
-public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource) : IDeviceReadStore
+public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer, StoragePipelines pipelines) : IDeviceReadStore
 {
-    public async Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken)
-    {
-        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        await using var command = new NpgsqlCommand(Queries.FindUser, connection)
-        {
-            Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
-        };
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            return null;
-        }
+    public Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.PointRead, (coalescer, user),
+            static (s, ct) => s.coalescer.ReadAsync(new FindUserRead(s.user), ct),
+            cancellationToken);
 
-        return new UserView(
-            user.Value,
-            reader.GetFieldValue<string>(0),
-            reader.GetFieldValue<DateTimeOffset>(2),
-            reader.IsDBNull(1) ? null : reader.GetFieldValue<string>(1));
-    }
-
-    public async Task<IReadOnlyList<HighlightView>?> ListHighlightsAsync(
+    public Task<IReadOnlyList<HighlightView>?> ListHighlightsAsync(
         UserNo user, HighlightRange range, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        await using var command = new NpgsqlCommand(Queries.ListHighlights, connection)
+        return pipelines.RunAsync(
+            StoragePipelines.RangeRead, (coalescer, user, range, limit),
+            static (s, ct) => s.coalescer.ReadAsync(new ListHighlightsRead(s.user, s.range, s.limit), ct),
+            cancellationToken);
+    }
+
+    private sealed class FindUserRead(UserNo user) : CoalescedRead<UserView?>
+    {
+        internal override string Operation => DatabaseOperations.FindUser;
+
+        internal override NpgsqlBatchCommand CreateCommand() => new(Queries.FindUser)
+        {
+            Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
+        };
+
+        protected override async Task<UserView?> ReadResultAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
+        {
+            if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return null;
+            }
+
+            return new UserView(
+                user.Value,
+                reader.GetFieldValue<string>(0),
+                reader.GetFieldValue<DateTimeOffset>(2),
+                reader.IsDBNull(1) ? null : reader.GetFieldValue<string>(1));
+        }
+    }
+
+    private sealed class ListHighlightsRead(UserNo user, HighlightRange range, int limit)
+        : CoalescedRead<IReadOnlyList<HighlightView>?>
+    {
+        internal override string Operation => DatabaseOperations.ListHighlights;
+
+        internal override NpgsqlBatchCommand CreateCommand() => new(Queries.ListHighlights)
         {
             Parameters =
             {
@@ -47,33 +74,37 @@ public sealed class PostgresDeviceReadStore(NpgsqlDataSource dataSource) : IDevi
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         };
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            return null;
-        }
 
-        if (reader.IsDBNull(0))
+        protected override async Task<IReadOnlyList<HighlightView>?> ReadResultAsync(
+            NpgsqlDataReader reader, CancellationToken cancellationToken)
         {
-            return [];
-        }
+            if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                return null;
+            }
 
-        var highlights = new List<HighlightView>(Math.Min(limit, 64));
-        do
-        {
-            highlights.Add(new HighlightView(
-                reader.GetFieldValue<string>(0),
-                reader.GetFieldValue<long>(1),
-                reader.GetFieldValue<string>(2),
-                reader.GetFieldValue<int>(3),
-                reader.GetFieldValue<int>(4),
-                reader.GetFieldValue<string>(5),
-                reader.IsDBNull(6) ? null : reader.GetFieldValue<string>(6),
-                reader.GetFieldValue<DateTimeOffset>(7),
-                reader.GetFieldValue<DateTimeOffset>(8)));
-        }
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
+            if (reader.IsDBNull(0))
+            {
+                return [];
+            }
 
-        return highlights;
+            var highlights = new List<HighlightView>(Math.Min(limit, 64));
+            do
+            {
+                highlights.Add(new HighlightView(
+                    reader.GetFieldValue<string>(0),
+                    reader.GetFieldValue<long>(1),
+                    reader.GetFieldValue<string>(2),
+                    reader.GetFieldValue<int>(3),
+                    reader.GetFieldValue<int>(4),
+                    reader.GetFieldValue<string>(5),
+                    reader.IsDBNull(6) ? null : reader.GetFieldValue<string>(6),
+                    reader.GetFieldValue<DateTimeOffset>(7),
+                    reader.GetFieldValue<DateTimeOffset>(8)));
+            }
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
+
+            return highlights;
+        }
     }
 }

@@ -10,6 +10,13 @@ public static class StorageDataSource
     public const int DefaultAutoPrepareMinUsages = 2;
 
     /// <summary>
+    /// How long a cancelled command waits for the server to confirm the cancellation before the
+    /// connection is dropped instead (Npgsql's default is 2 s). A database that is black-holed never
+    /// confirms; a request past its budget must not hang on it.
+    /// </summary>
+    public const int DefaultCancellationTimeoutMs = 250;
+
+    /// <summary>
     /// Automatic preparation is switched on (hot statements are prepared after their second use) and
     /// the session reset on returning a connection to the pool is switched off, unless the connection
     /// string sets them; everything else, multi-host lists included, passes through. The reset
@@ -20,13 +27,44 @@ public static class StorageDataSource
     /// doubled throughput here (docs/performance.md): a multiplexed command cannot be cancelled in
     /// the server, and a device's deadline or disconnect must stop its query.
     /// </summary>
+    /// <summary>The DI key of the data source for reads that tolerate replica lag.</summary>
+    public const string ReadKey = "storage-read";
+
+    /// <summary>
+    /// How often Npgsql re-learns which host of a multi-host list is the primary (its default is 10 s):
+    /// after a failover, writes reach the new primary this long after Patroni promotes it at worst.
+    /// </summary>
+    public const int DefaultHostRecheckSeconds = 1;
+
+    /// <summary>
+    /// The data source for lag-tolerant reads: the same service defaults, and for a host list, unless
+    /// the string says otherwise, standbys first (<c>prefer-standby</c>) with the load spread over them.
+    /// </summary>
+    public static NpgsqlDataSource CreateForReads(string connectionString)
+    {
+        var builder = new NpgsqlConnectionStringBuilder(WithServiceDefaults(connectionString));
+        var given = Keys(connectionString);
+        var multiHost = builder.Host?.Contains(',', StringComparison.Ordinal) == true;
+        if (multiHost && !given.Contains("TargetSessionAttributes"))
+        {
+            builder.TargetSessionAttributes = "prefer-standby";
+        }
+
+        if (multiHost && !given.Contains("LoadBalanceHosts"))
+        {
+            builder.LoadBalanceHosts = true;
+        }
+
+        return new NpgsqlDataSourceBuilder(builder.ConnectionString).Build();
+    }
+
     public static NpgsqlDataSource Create(string connectionString)
     {
         var builder = new NpgsqlDataSourceBuilder(WithServiceDefaults(connectionString));
         return builder.Build();
     }
 
-    internal static string WithServiceDefaults(string connectionString)
+    private static HashSet<string> Keys(string connectionString)
     {
         var given = new DbConnectionStringBuilder { ConnectionString = connectionString };
         var keys = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
@@ -35,6 +73,12 @@ public static class StorageDataSource
             keys.Add(key.Replace(" ", string.Empty, StringComparison.Ordinal));
         }
 
+        return keys;
+    }
+
+    internal static string WithServiceDefaults(string connectionString)
+    {
+        var keys = Keys(connectionString);
         var builder = new NpgsqlConnectionStringBuilder(connectionString);
         if (!keys.Contains("MaxAutoPrepare"))
         {
@@ -44,6 +88,16 @@ public static class StorageDataSource
         if (!keys.Contains("AutoPrepareMinUsages"))
         {
             builder.AutoPrepareMinUsages = DefaultAutoPrepareMinUsages;
+        }
+
+        if (!keys.Contains("CancellationTimeout"))
+        {
+            builder.CancellationTimeout = DefaultCancellationTimeoutMs;
+        }
+
+        if (!keys.Contains("HostRecheckSeconds"))
+        {
+            builder.HostRecheckSeconds = DefaultHostRecheckSeconds;
         }
 
         if (!keys.Contains("NoResetOnClose"))

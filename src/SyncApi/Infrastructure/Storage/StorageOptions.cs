@@ -12,6 +12,13 @@ public sealed class StorageOptions
     /// <summary>An Npgsql connection string; empty starts the embedded server.</summary>
     public string ConnectionString { get; set; } = string.Empty;
 
+    /// <summary>
+    /// Optional: an Npgsql connection string for reads that tolerate replica lag, normally the same
+    /// host list with <c>Target Session Attributes=prefer-standby;Load Balance Hosts=true</c> (set when
+    /// absent). Empty: those reads use <see cref="ConnectionString"/>. Needs a <see cref="ConnectionString"/>.
+    /// </summary>
+    public string ReadConnectionString { get; set; } = string.Empty;
+
     public EmbeddedStorageOptions Embedded { get; set; } = new();
 
     public bool UsesEmbeddedServer => string.IsNullOrWhiteSpace(ConnectionString);

@@ -12,6 +12,24 @@ internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
     public ValidateOptionsResult Validate(string? name, StorageOptions options)
     {
         var failures = new List<string>();
+        if (!string.IsNullOrWhiteSpace(options.ReadConnectionString))
+        {
+            if (options.UsesEmbeddedServer)
+            {
+                failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReadConnectionString)} needs {StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} too (the embedded server has no standbys).");
+            }
+
+            try
+            {
+                // Building checks what parsing does not (a target session on a single host, say); it does not connect.
+                using var probe = StorageDataSource.CreateForReads(options.ReadConnectionString);
+            }
+            catch (Exception e) when (e is ArgumentException or NotSupportedException)
+            {
+                failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReadConnectionString)} is not a valid Npgsql connection string: {e.Message}");
+            }
+        }
+
         if (!options.UsesEmbeddedServer)
         {
             try

@@ -1,6 +1,7 @@
 using Kobo.Sync.SyncApi.Grpc.Wire.Client;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.AspNetCore.Mvc.Testing;
+using Microsoft.Extensions.DependencyInjection;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc.Support;
 
@@ -19,16 +20,22 @@ public sealed class SyncGrpcTestHost : IDisposable
     {
     }
 
-    internal SyncGrpcTestHost(string connectionString)
+    internal SyncGrpcTestHost(
+        string connectionString, Action<IServiceCollection>? testServices = null, IReadOnlyDictionary<string, string?>? settings = null)
     {
         GrpcAddress = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
         RestAddress = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
-        _factory = new SyncApiFactory(new Dictionary<string, string?>
+        var effective = new Dictionary<string, string?>
         {
             ["Endpoints:Grpc"] = GrpcAddress.ToString().TrimEnd('/'),
             ["Endpoints:Rest"] = RestAddress.ToString().TrimEnd('/'),
             ["Storage:ConnectionString"] = connectionString,
-        });
+        };
+        _factory = new SyncApiFactory(effective)
+        {
+            AppConfiguration = settings,
+            TestServices = testServices,
+        };
         _factory.UseKestrel();
         _factory.StartServer();
         Http = WireTestServer.NewHttpClient(GrpcAddress);
@@ -45,6 +52,12 @@ public sealed class SyncGrpcTestHost : IDisposable
     public HttpClient Http { get; }
 
     public GrpcUnaryClient Client { get; }
+
+    /// <summary>The service's own services.</summary>
+    public IServiceProvider Services => _factory.Services;
+
+    /// <summary>What the service logged.</summary>
+    public CapturedLogs Logs => _factory.Logs;
 
     /// <summary>authorization metadata with a valid device token for <paramref name="user"/>.</summary>
     public static KeyValuePair<string, string>[] As(long user) => [new("authorization", $"Bearer {TestTokens.For(user)}")];

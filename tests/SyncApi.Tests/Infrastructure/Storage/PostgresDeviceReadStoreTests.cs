@@ -1,6 +1,7 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -10,7 +11,7 @@ namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
 
 public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixture<DemoDatabase>
 {
-    private readonly PostgresDeviceReadStore _store = new(db.DataSource);
+    private readonly PostgresDeviceReadStore _store = new(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions()), TestPipelines.Default());
 
     [Fact]
     public async Task AUserIsFoundByNumberWithNameCountryAndUtcCreationTime()
@@ -127,7 +128,7 @@ public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixtur
     public async Task TheSharedDemoDatabaseServesTheSameDataSet()
     {
         var shared = await SharedDemoDatabase.GetAsync();
-        var store = new PostgresDeviceReadStore(shared.DataSource);
+        var store = new PostgresDeviceReadStore(new ReadCoalescer(shared.DataSource, new ReadCoalescingOptions()), TestPipelines.Default());
 
         var mine = await _store.FindUserAsync(new UserNo(123), TestTimeout.Token);
         var theirs = await store.FindUserAsync(new UserNo(123), TestTimeout.Token);

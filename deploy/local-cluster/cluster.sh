@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# A local 3-node PostgreSQL 15 cluster managed by Patroni, with etcd, all on loopback.
+#
+#   cluster.sh up                 install what is missing (as root), start etcd and three nodes, wait for
+#                                 one leader and two replicas, create the database, print the connection strings
+#   cluster.sh down [--purge]     stop the nodes and etcd (--purge also deletes the data)
+#   cluster.sh status             the Patroni member list
+#   cluster.sh kill-leader [--node]
+#                                 kill -9 the leader's postmaster (Patroni fails over and rejoins it through
+#                                 pg_rewind); --node kills the leader's Patroni too, as a lost machine
+#                                 (bring it back with `restart NODE`)
+#   cluster.sh restart NODE       stop (if running) and start node1, node2 or node3
+#   cluster.sh strings            print the two connection strings again
+#
+# Runs as root (PostgreSQL, Patroni and etcd then run as the `postgres` user) or as a normal user.
+# Settings (environment): KOBO_CLUSTER_DIR (default /tmp/kobo-sync-cluster), KOBO_CLUSTER_PG_PORT
+# (first node's PostgreSQL port, default 15432; the others follow), KOBO_CLUSTER_REST_PORT (first
+# Patroni REST port, default 18008), KOBO_CLUSTER_ETCD_PORT (default 12379; the peer port is the next one).
+set -euo pipefail
+
+DIR="${KOBO_CLUSTER_DIR:-/tmp/kobo-sync-cluster}"
+PG_PORT="${KOBO_CLUSTER_PG_PORT:-15432}"
+REST_PORT="${KOBO_CLUSTER_REST_PORT:-18008}"
+ETCD_PORT="${KOBO_CLUSTER_ETCD_PORT:-12379}"
+ETCD_PEER_PORT=$((ETCD_PORT + 1))
+NODES=(node1 node2 node3)
+DATABASE=kobo_sync
+APP_USER=kobo
+HERE="$(cd "$(dirname "$0")" && pwd)"
+
+say() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+node_index() {
+  case "$1" in
+    node1) echo 0 ;; node2) echo 1 ;; node3) echo 2 ;;
+    *) die "unknown node '$1' (node1, node2 or node3)" ;;
+  esac
+}
+pg_port_of() { echo $((PG_PORT + $(node_index "$1"))); }
+rest_port_of() { echo $((REST_PORT + $(node_index "$1"))); }
+
+# As root, daemons run as `postgres` (PostgreSQL refuses root; Patroni execs it). setpriv execs the
+# program, so the pid recorded is the daemon's own.
+as_owner() {
+  if [ "$(id -u)" -eq 0 ]; then
+    setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"
+  else
+    "$@"
+  fi
+}
+
+ensure_packages() {
+  local missing=()
+  command -v patroni >/dev/null 2>&1 || missing+=(patroni)
+  command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+  command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
+  [ -n "$(bin_dir)" ] || missing+=(postgresql-15)
+  command -v psql >/dev/null 2>&1 || missing+=(postgresql-client-15)
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    die "missing: ${missing[*]}; install them (sudo apt-get install ${missing[*]}) or run this as root"
+  fi
+  say "installing ${missing[*]} (Debian packages)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+bin_dir() {
+  find /usr/lib/postgresql -maxdepth 3 -path '*/bin/postgres' 2>/dev/null | sort -V | tail -n1 | xargs -r dirname
+}
+
+secret() {
+  local file="$DIR/secrets/$1"
+  if [ ! -s "$file" ]; then
+    head -c 24 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' >"$file"
+  fi
+  cat "$file"
+}
+
+prepare() {
+  mkdir -p "$DIR/secrets" "$DIR/etcd"
+  chmod 755 "$DIR"
+  chmod 700 "$DIR/secrets"
+  local superuser=postgres
+  [ "$(id -u)" -eq 0 ] || superuser="$(id -un)"
+  echo "$superuser" >"$DIR/secrets/superuser-name"
+  local su_pw rep_pw bin
+  su_pw="$(secret superuser)"
+  rep_pw="$(secret replication)"
+  secret app >/dev/null
+  bin="$(bin_dir)"
+  [ -n "$bin" ] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
+  for node in "${NODES[@]}"; do
+    local nd="$DIR/$node"
+    mkdir -p "$nd/log"
+    sed -e "s|@@NAME@@|$node|g" -e "s|@@REST_PORT@@|$(rest_port_of "$node")|g" \
+        -e "s|@@ETCD_PORT@@|$ETCD_PORT|g" -e "s|@@PG_PORT@@|$(pg_port_of "$node")|g" \
+        -e "s|@@NODE_DIR@@|$nd|g" -e "s|@@BIN_DIR@@|$bin|g" \
+        -e "s|@@SUPERUSER@@|$superuser|g" -e "s|@@SUPERUSER_PASSWORD@@|$su_pw|g" \
+        -e "s|@@REPLICATION_USER@@|replicator|g" -e "s|@@REPLICATION_PASSWORD@@|$rep_pw|g" \
+        "$HERE/patroni.yml.template" >"$nd/patroni.yml"
+    chmod 600 "$nd/patroni.yml"
+  done
+  if [ "$(id -u)" -eq 0 ]; then
+    chown -R postgres:postgres "$DIR/etcd" "${NODES[@]/#/$DIR/}"
+  fi
+}
+
+alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+start_etcd() {
+  if alive "$DIR/etcd.pid"; then return 0; fi
+  say "starting etcd on 127.0.0.1:$ETCD_PORT"
+  local cmd=(etcd --name etcd1 --data-dir "$DIR/etcd/data"
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT"
+    --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT"
+    --initial-cluster "etcd1=http://127.0.0.1:$ETCD_PEER_PORT" --initial-cluster-state new
+    --initial-cluster-token kobo-sync-local)
+  daemon "$DIR/etcd.pid" "$DIR/etcd.log" "${cmd[@]}"
+  for _ in $(seq 1 100); do
+    if ETCDCTL_API=3 etcdctl --endpoints="127.0.0.1:$ETCD_PORT" endpoint health >/dev/null 2>&1; then return 0; fi
+    sleep 0.2
+  done
+  die "etcd did not become healthy in 20 s (see $DIR/etcd.log)"
+}
+
+# Starts a program detached (own session, no terminal), as the owner, recording its pid.
+daemon() {
+  local pidfile="$1" log="$2"; shift 2
+  if [ "$(id -u)" -eq 0 ]; then
+    setsid setpriv --reuid=postgres --regid=postgres --init-groups -- "$@" >>"$log" 2>&1 </dev/null &
+  else
+    setsid "$@" >>"$log" 2>&1 </dev/null &
+  fi
+  echo $! >"$pidfile"
+  if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$log"; fi
+}
+
+start_node() {
+  local node="$1" nd="$DIR/$1"
+  if alive "$nd/patroni.pid"; then return 0; fi
+  say "starting $node (PostgreSQL 127.0.0.1:$(pg_port_of "$node"), Patroni REST 127.0.0.1:$(rest_port_of "$node"))"
+  daemon "$nd/patroni.pid" "$nd/patroni.log" patroni "$nd/patroni.yml"
+}
+
+stop_pidfile() {
+  local pidfile="$1" what="$2" wait_s="${3:-30}"
+  alive "$pidfile" || { rm -f "$pidfile"; return 0; }
+  local pid; pid="$(cat "$pidfile")"
+  say "stopping $what (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 $((wait_s * 5))); do
+    kill -0 "$pid" 2>/dev/null || { rm -f "$pidfile"; return 0; }
+    sleep 0.2
+  done
+  say "$what did not stop in ${wait_s} s; killing it"
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$pidfile"
+}
+
+stop_node() {
+  local node="$1" nd="$DIR/$1"
+  stop_pidfile "$nd/patroni.pid" "$node" 30
+  # Patroni stops its PostgreSQL; one left behind by a killed Patroni is stopped here (fast shutdown).
+  local pm="$nd/data/postmaster.pid"
+  if [ -f "$pm" ] && kill -0 "$(head -n1 "$pm")" 2>/dev/null; then
+    say "stopping the PostgreSQL left by $node"
+    kill -INT "$(head -n1 "$pm")" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$(head -n1 "$pm" 2>/dev/null || echo 0)" 2>/dev/null || break; sleep 0.2; done
+  fi
+}
+
+cluster_json() { curl -fsS --max-time 2 "http://127.0.0.1:$1/cluster" 2>/dev/null; }
+
+# "leader sync replica" counts of running members, from any node that answers.
+member_counts() {
+  local node json
+  for node in "${NODES[@]}"; do
+    if json="$(cluster_json "$(rest_port_of "$node")")"; then
+      printf '%s' "$json" | /usr/bin/python3 -c '
+import json, sys
+members = json.load(sys.stdin).get("members", [])
+up = [m for m in members if m.get("state") in ("running", "streaming")]
+leader = sum(1 for m in up if m.get("role") == "leader")
+sync = sum(1 for m in up if m.get("role") == "sync_standby")
+replica = sum(1 for m in up if m.get("role") in ("replica", "sync_standby"))
+print(leader, sync, replica)'
+      return 0
+    fi
+  done
+  echo "0 0 0"
+}
+
+leader_node() {
+  local node
+  for node in "${NODES[@]}"; do
+    if curl -fsS --max-time 1 -o /dev/null "http://127.0.0.1:$(rest_port_of "$node")/leader" 2>/dev/null; then
+      echo "$node"; return 0
+    fi
+  done
+  return 1
+}
+
+wait_healthy() {
+  local limit="${1:-120}" start=$SECONDS counts
+  while [ $((SECONDS - start)) -lt "$limit" ]; do
+    counts="$(member_counts)"
+    # shellcheck disable=SC2086
+    set -- $counts
+    if [ "$1" -eq 1 ] && [ "$2" -ge 1 ] && [ "$3" -eq 2 ]; then
+      say "cluster healthy: 1 leader, 2 replicas (1 synchronous) after $((SECONDS - start)) s"
+      return 0
+    fi
+    sleep 1
+  done
+  die "no healthy cluster after $limit s (leader/sync/replicas: $counts); see $DIR/node*/patroni.log"
+}
+
+psql_leader() {
+  local leader; leader="$(leader_node)" || die "no leader"
+  PGPASSWORD="$(secret superuser)" psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$(pg_port_of "$leader")" \
+    -U "$(cat "$DIR/secrets/superuser-name")" -d postgres "$@"
+}
+
+create_database() {
+  local app_pw; app_pw="$(secret app)"
+  psql_leader -c "DO \$\$ BEGIN
+      IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$APP_USER') THEN
+        CREATE ROLE $APP_USER LOGIN PASSWORD '$app_pw';
+      END IF;
+    END \$\$;"
+  if [ -z "$(psql_leader -tA -c "SELECT 1 FROM pg_database WHERE datname = '$DATABASE'")" ]; then
+    psql_leader -c "CREATE DATABASE $DATABASE OWNER $APP_USER"
+  fi
+}
+
+hosts() {
+  local list=() node
+  for node in "${NODES[@]}"; do list+=("127.0.0.1:$(pg_port_of "$node")"); done
+  local IFS=,; echo "${list[*]}"
+}
+
+strings() {
+  local base
+  base="Host=$(hosts);Database=$DATABASE;Username=$APP_USER;Password=$(secret app);Host Recheck Seconds=1;Timeout=3"
+  echo "Storage__ConnectionString=\"$base;Target Session Attributes=primary\""
+  echo "Storage__ReadConnectionString=\"$base;Target Session Attributes=prefer-standby;Load Balance Hosts=true\""
+}
+
+cmd_up() {
+  ensure_packages
+  prepare
+  start_etcd
+  local node
+  for node in "${NODES[@]}"; do start_node "$node"; done
+  wait_healthy 120
+  create_database
+  say "database '$DATABASE' ready; give the service:"
+  strings
+}
+
+cmd_down() {
+  local node
+  for node in "${NODES[@]}"; do stop_node "$node"; done
+  stop_pidfile "$DIR/etcd.pid" etcd 30
+  if [ "${1:-}" = "--purge" ]; then
+    rm -rf "$DIR"
+    say "removed $DIR"
+  fi
+}
+
+cmd_status() {
+  local node
+  for node in "${NODES[@]}"; do
+    if alive "$DIR/$node/patroni.pid"; then
+      as_owner patronictl -c "$DIR/$node/patroni.yml" list
+      return 0
+    fi
+  done
+  say "no node is running"
+  return 1
+}
+
+cmd_kill_leader() {
+  local leader pm pid
+  leader="$(leader_node)" || die "no leader to kill"
+  if [ "${1:-}" = "--node" ]; then
+    say "kill -9 $leader's Patroni and PostgreSQL (a lost machine); bring it back with: $0 restart $leader"
+    pid="$(cat "$DIR/$leader/patroni.pid")"
+    pm="$(head -n1 "$DIR/$leader/data/postmaster.pid")"
+    kill -KILL "$pid" "$pm" 2>/dev/null || true
+    # The backends outlive a SIGKILLed postmaster until they notice; stop them as the machine would.
+    pkill -KILL -P "$pm" 2>/dev/null || true
+  else
+    pm="$(head -n1 "$DIR/$leader/data/postmaster.pid")"
+    say "kill -9 $leader's postmaster (pid $pm); its Patroni stays and rejoins it as a replica"
+    kill -KILL "$pm"
+  fi
+  echo "$leader"
+}
+
+cmd_restart() {
+  local node="${1:-}"
+  [ -n "$node" ] || die "usage: $0 restart node1|node2|node3"
+  node_index "$node" >/dev/null
+  stop_node "$node"
+  start_node "$node"
+}
+
+case "${1:-}" in
+  up) cmd_up ;;
+  down) shift; cmd_down "$@" ;;
+  status) cmd_status ;;
+  kill-leader) shift; cmd_kill_leader "$@" ;;
+  restart) shift; cmd_restart "$@" ;;
+  strings) strings ;;
+  wait) wait_healthy "${2:-120}" ;;
+  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

@@ -1,0 +1,32 @@
+using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Microsoft.AspNetCore.RateLimiting;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>Admission control: a concurrency limit with a bounded queue, and per-device rate limits (ASP.NET Core rate limiting).</summary>
+public static class AdmissionExtensions
+{
+    public static WebApplicationBuilder AddAdmissionControl(this WebApplicationBuilder builder)
+    {
+        var services = builder.Services;
+        services.AddSingleton<IValidateOptions<AdmissionOptions>, AdmissionOptionsValidator>();
+        services.AddOptions<AdmissionOptions>()
+            .Bind(builder.Configuration.GetSection(AdmissionOptions.SectionName))
+            .ValidateOnStart();
+        services.AddRateLimiter(_ => { });
+        services.AddOptions<RateLimiterOptions>().Configure<IOptions<AdmissionOptions>>((limiter, admission) =>
+        {
+            limiter.GlobalLimiter = AdmissionLimiter.Create(admission.Value);
+            limiter.OnRejected = AdmissionRejection.WriteAsync;
+        });
+        return builder;
+    }
+
+    /// <summary>After authentication, so that the per-device limit knows the device.</summary>
+    public static WebApplication UseAdmissionControl(this WebApplication app)
+    {
+        app.UseRateLimiter();
+        return app;
+    }
+}

@@ -1,0 +1,38 @@
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>Database call pipelines (timeout from the request budget, retry, circuit breaker), the per-request budget, the shutdown drain.</summary>
+public static class ResilienceExtensions
+{
+    /// <summary>Idempotent: storage registers it too, since every database call runs in these pipelines.</summary>
+    public static WebApplicationBuilder AddResilience(this WebApplicationBuilder builder)
+    {
+        var services = builder.Services;
+        if (services.Any(d => d.ServiceType == typeof(StoragePipelines)))
+        {
+            return builder;
+        }
+
+        services.AddSingleton<IValidateOptions<ResilienceOptions>, ResilienceOptionsValidator>();
+        services.AddOptions<ResilienceOptions>()
+            .Bind(builder.Configuration.GetSection(ResilienceOptions.SectionName))
+            .ValidateOnStart();
+        services.TryAddSingleton(TimeProvider.System);
+        services.TryAddSingleton<IResilienceEvents, LoggingResilienceEvents>();
+        services.AddSingleton<StoragePipelines>();
+
+        // Graceful shutdown: Kestrel stops accepting and drains the requests in flight for this long.
+        services.AddOptions<HostOptions>().Configure<IOptions<ResilienceOptions>>((host, resilience) =>
+            host.ShutdownTimeout = TimeSpan.FromMilliseconds(resilience.Value.ShutdownDrainMs));
+        return builder;
+    }
+
+    public static WebApplication UseResilience(this WebApplication app)
+    {
+        app.UseMiddleware<RequestBudgetMiddleware>();
+        return app;
+    }
+}

@@ -1,0 +1,25 @@
+namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
+
+/// <summary>How much work the service takes on at once, and how fast one device may call (section <c>Admission</c>).</summary>
+public sealed class AdmissionOptions
+{
+    public const string SectionName = "Admission";
+
+    /// <summary>Device requests served at the same time by this instance.</summary>
+    public int ConcurrencyLimit { get; set; } = 128;
+
+    /// <summary>
+    /// Requests that may wait for a free slot, oldest first; beyond that they are refused at once
+    /// (503), so memory and queueing delay stay bounded under overload.
+    /// </summary>
+    public int QueueLimit { get; set; } = 128;
+
+    /// <summary>Sustained requests per second one device (token <c>did</c>) may make...</summary>
+    public int PerDeviceRequestsPerSecond { get; set; } = 10;
+
+    /// <summary>...and the burst it may make above that.</summary>
+    public int PerDeviceBurst { get; set; } = 20;
+
+    /// <summary>The <c>Retry-After</c> given when the service as a whole is over capacity.</summary>
+    public int OverloadRetryAfterMs { get; set; } = 1000;
+}

@@ -1,0 +1,52 @@
+using System.Text.RegularExpressions;
+using Serilog.Core;
+using Serilog.Events;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
+
+/// <summary>
+/// The last line of defence for what must never reach a log, whatever level an operator turns on:
+/// device tokens, page cursors and highlight text. Properties that carry them by name (the query
+/// string ASP.NET Core logs at Information and below, authorization values, cursors, highlight text
+/// and notes) are replaced, and anything shaped like a JSON Web Token or a bearer credential inside
+/// any other text property is cut out. Runs before any sink formats the event, so the rendered
+/// message is redacted too.
+/// </summary>
+internal sealed partial class SensitiveDataRedactor : ILogEventEnricher
+{
+    public const string Redacted = "[redacted]";
+
+    private static readonly HashSet<string> SensitiveProperties = new(StringComparer.OrdinalIgnoreCase)
+    {
+        "QueryString", "Query", "Authorization", "Token", "AccessToken", "BearerToken", "Cursor", "NextCursor", "Text", "Note",
+    };
+
+    public void Enrich(LogEvent logEvent, ILogEventPropertyFactory propertyFactory)
+    {
+        List<LogEventProperty>? replacements = null;
+        foreach (var (name, value) in logEvent.Properties)
+        {
+            if (value is not ScalarValue { Value: string text } || text.Length == 0)
+            {
+                continue;
+            }
+
+            string? clean = SensitiveProperties.Contains(name) ? Redacted
+                : Credential().IsMatch(text) ? Credential().Replace(text, Redacted)
+                : null;
+            if (clean is not null)
+            {
+                (replacements ??= []).Add(new LogEventProperty(name, new ScalarValue(clean)));
+            }
+        }
+
+        foreach (var property in replacements ?? [])
+        {
+            logEvent.AddOrUpdateProperty(property);
+        }
+    }
+
+    /// <summary>A JWT (three base64url parts, the first two JSON objects: "eyJ") or a bearer credential.</summary>
+    [GeneratedRegex(@"eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*|(?i:bearer)\s+\S+")]
+    private static partial Regex Credential();
+}

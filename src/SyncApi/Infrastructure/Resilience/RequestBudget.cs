@@ -1,0 +1,41 @@
+namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
+
+/// <summary>
+/// When the current request stops being worth answering: set once per request by
+/// <see cref="RequestBudgetMiddleware"/>, read by the storage pipelines' timeout. Flows with the
+/// request's async context, so the store needs no extra parameter. It also carries back to the
+/// middleware whether the circuit refused one of the request's database calls (counted as shed).
+/// </summary>
+public static class RequestBudget
+{
+    private static readonly AsyncLocal<State?> Active = new();
+
+    /// <summary>The current request's deadline; null outside a request (start-up work, tests).</summary>
+    public static DateTimeOffset? Current => Active.Value?.Deadline;
+
+    /// <summary>Time left, or null outside a request.</summary>
+    public static TimeSpan? Remaining(TimeProvider clock) =>
+        Active.Value is { } state ? state.Deadline - clock.GetUtcNow() : null;
+
+    internal static State Begin(DateTimeOffset deadline)
+    {
+        var state = new State(deadline);
+        Active.Value = state;
+        return state;
+    }
+
+    internal static void MarkCircuitRejected()
+    {
+        if (Active.Value is { } state)
+        {
+            state.CircuitRejected = true;
+        }
+    }
+
+    internal sealed class State(DateTimeOffset deadline)
+    {
+        public DateTimeOffset Deadline { get; } = deadline;
+
+        public bool CircuitRejected { get; set; }
+    }
+}

@@ -1,0 +1,43 @@
+namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
+
+/// <summary>How database calls are bounded, retried and cut off (section <c>Resilience</c>).</summary>
+public sealed class ResilienceOptions
+{
+    public const string SectionName = "Resilience";
+
+    /// <summary>
+    /// The time a request may spend on the database, counted from its arrival. A gRPC call with a
+    /// shorter <c>grpc-timeout</c> gets its own deadline instead.
+    /// </summary>
+    public int RequestBudgetMs { get; set; } = 1000;
+
+    /// <summary>Retries of a read (and of a replay-safe write) after a transient failure; 0 turns retries off.</summary>
+    public int RetryAttempts { get; set; } = 2;
+
+    /// <summary>Base delay of the first retry; later ones double, all with jitter.</summary>
+    public int RetryBaseDelayMs { get; set; } = 25;
+
+    /// <summary>The circuit opens when this share of the calls sampled failed on the database...</summary>
+    public double BreakerFailureRatio { get; set; } = 0.5;
+
+    /// <summary>...over this window...</summary>
+    public int BreakerSamplingMs { get; set; } = 2000;
+
+    /// <summary>...with at least this many calls in it.</summary>
+    public int BreakerMinimumThroughput { get; set; } = 4;
+
+    /// <summary>How long an open circuit fails calls at once before letting one probe through.</summary>
+    public int BreakerBreakMs { get; set; } = 1000;
+
+    /// <summary>How long the readiness probe waits for <c>SELECT 1</c>.</summary>
+    public int ReadinessProbeTimeoutMs { get; set; } = 1000;
+
+    /// <summary>
+    /// On SIGTERM the service turns unready, stops accepting connections and lets the requests in
+    /// flight finish for at most this long before it exits (keep it under the orchestrator's grace period).
+    /// </summary>
+    public int ShutdownDrainMs { get; set; } = 25000;
+
+    /// <summary>Delay between attempts to reach the database at start while it is down.</summary>
+    public int StartRetryDelayMs { get; set; } = 1000;
+}

@@ -1,0 +1,200 @@
+using Microsoft.Extensions.Options;
+using Polly;
+using Polly.CircuitBreaker;
+using Polly.Registry;
+using Polly.Retry;
+using Polly.Timeout;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
+
+/// <summary>
+/// The named Polly pipelines every database call runs in, one per kind of call. Layers, outermost first:
+/// <list type="number">
+/// <item>timeout: what is left of the request's budget (<see cref="RequestBudget"/>), so no call outlives its request;</item>
+/// <item>retry (reads and replay-safe writes only): transient failures, exponential delay with jitter, inside the same budget;</item>
+/// <item>circuit breaker, one shared by all pipelines (the database is one dependency): when it is open, calls fail at once.</item>
+/// </list>
+/// This is the only retry layer of a database call: Npgsql itself does not retry commands, and the
+/// handlers above do not retry. A multi-host connection string makes each new attempt's connection
+/// open on a node that answers, so a retry after a failover lands on the new primary or another standby.
+/// </summary>
+public sealed class StoragePipelines
+{
+    /// <summary>A row by key (user by id).</summary>
+    public const string PointRead = "storage-point-read";
+
+    /// <summary>A key range (a page of highlights).</summary>
+    public const string RangeRead = "storage-range-read";
+
+    /// <summary>A write whose replay could change the outcome: never retried.</summary>
+    public const string Write = "storage-write";
+
+    /// <summary>
+    /// A write that is provably harmless to replay, such as an upsert keyed by a device-chosen id that
+    /// stores the same row again: retried like a read.
+    /// </summary>
+    public const string IdempotentWrite = "storage-idempotent-write";
+
+    private static readonly ResiliencePropertyKey<CancellationToken> CallerToken = new("kobo.caller-token");
+
+    /// <summary>gRPC callers with a shorter deadline keep it: the binding's own deadline fires first and answers DEADLINE_EXCEEDED.</summary>
+    private static readonly TimeSpan MinimumTimeout = TimeSpan.FromMilliseconds(1);
+
+    private readonly ResiliencePipelineRegistry<string> _registry;
+    private readonly ResilienceOptions _options;
+    private readonly TimeProvider _clock;
+
+    public StoragePipelines(IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock)
+    {
+        _options = options.Value;
+        _clock = clock;
+        Breaker = new CircuitBreakerStateProvider();
+        var breaker = BuildBreaker(_options, events, clock, Breaker);
+
+        _registry = new ResiliencePipelineRegistry<string>();
+        foreach (var (name, retries) in new[] { (PointRead, true), (RangeRead, true), (Write, false), (IdempotentWrite, true) })
+        {
+            _registry.TryAddBuilder(name, (builder, _) =>
+            {
+                builder.TimeProvider = clock;
+                builder.AddTimeout(new TimeoutStrategyOptions
+                {
+                    TimeoutGenerator = _ => ValueTask.FromResult(Timeout()),
+                    OnTimeout = _ =>
+                    {
+                        events.TimedOut(name);
+                        return default;
+                    },
+                });
+                if (retries && _options.RetryAttempts > 0)
+                {
+                    builder.AddRetry(new RetryStrategyOptions
+                    {
+                        MaxRetryAttempts = _options.RetryAttempts,
+                        Delay = TimeSpan.FromMilliseconds(_options.RetryBaseDelayMs),
+                        BackoffType = DelayBackoffType.Exponential,
+                        UseJitter = true,
+                        ShouldHandle = args => ValueTask.FromResult(
+                            args.Outcome.Exception is { } e && StorageFaults.IsTransient(e) && !Caller(args.Context).IsCancellationRequested),
+                        OnRetry = args =>
+                        {
+                            events.Retrying(name, args.AttemptNumber + 1, args.RetryDelay, args.Outcome.Exception);
+                            return default;
+                        },
+                    });
+                }
+
+                builder.AddPipeline(breaker);
+            });
+        }
+    }
+
+    /// <summary>The shared circuit's state (closed, open, half-open), for readiness and tests.</summary>
+    public CircuitBreakerStateProvider Breaker { get; }
+
+    /// <summary>The pipeline of that name (one of the constants above).</summary>
+    public ResiliencePipeline Get(string name) => _registry.GetPipeline(name);
+
+    /// <summary>
+    /// Runs one database call in the named pipeline. The database being unreachable, too slow for the
+    /// budget or cut off by the circuit surfaces as <see cref="StorageUnavailableException"/>; the
+    /// caller's own cancellation (deadline, disconnect) as <see cref="OperationCanceledException"/>.
+    /// </summary>
+    public async Task<TResult> RunAsync<TResult, TState>(
+        string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken)
+    {
+        var pipeline = Get(name);
+        var context = ResilienceContextPool.Shared.Get(name, cancellationToken);
+        context.Properties.Set(CallerToken, cancellationToken);
+        try
+        {
+            return await pipeline.ExecuteAsync(
+                static (ctx, s) => new ValueTask<TResult>(WithinAsync(s.call(s.state, ctx.CancellationToken), ctx.CancellationToken)),
+                context,
+                (call, state)).ConfigureAwait(false);
+        }
+        catch (BrokenCircuitException e)
+        {
+            RequestBudget.MarkCircuitRejected();
+            throw new StorageUnavailableException("The database is unavailable; calls are refused until it answers again.", e.RetryAfter ?? BreakDuration, e);
+        }
+        catch (TimeoutRejectedException e) when (cancellationToken.IsCancellationRequested)
+        {
+            // The caller's own deadline or disconnect came at the same moment: theirs decides.
+            throw new OperationCanceledException(e.Message, e, cancellationToken);
+        }
+        catch (TimeoutRejectedException e)
+        {
+            throw new StorageUnavailableException("The database did not answer within the request's time budget.", BreakDuration, e);
+        }
+        catch (Exception e) when (StorageFaults.IsTransient(e) && !cancellationToken.IsCancellationRequested)
+        {
+            throw new StorageUnavailableException("The connection to the database failed.", BreakDuration, e);
+        }
+        finally
+        {
+            ResilienceContextPool.Shared.Return(context);
+        }
+    }
+
+    /// <summary>
+    /// The call's outcome, or a cancellation as soon as its token fires even if the call has not
+    /// noticed yet. Npgsql cancels a command by sending the server a cancel request and waiting for
+    /// it; a black-holed server never answers either, and a request must not wait on that. The
+    /// abandoned call ends on its own (its connection is broken and leaves the pool).
+    /// </summary>
+    internal static async Task<TResult> WithinAsync<TResult>(Task<TResult> call, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return await call.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!call.IsCompleted)
+        {
+            _ = call.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+            throw;
+        }
+    }
+
+    private TimeSpan BreakDuration => TimeSpan.FromMilliseconds(_options.BreakerBreakMs);
+
+    private TimeSpan Timeout()
+    {
+        var remaining = RequestBudget.Remaining(_clock) ?? TimeSpan.FromMilliseconds(_options.RequestBudgetMs);
+        // Zero or less would switch Polly's timeout off; a spent budget must fail at once instead.
+        return remaining > MinimumTimeout ? remaining : MinimumTimeout;
+    }
+
+    private static CancellationToken Caller(ResilienceContext context) =>
+        context.Properties.TryGetValue(CallerToken, out var token) ? token : CancellationToken.None;
+
+    private static ResiliencePipeline BuildBreaker(
+        ResilienceOptions options, IResilienceEvents events, TimeProvider clock, CircuitBreakerStateProvider state) =>
+        new ResiliencePipelineBuilder { TimeProvider = clock }
+            .AddCircuitBreaker(new CircuitBreakerStrategyOptions
+            {
+                FailureRatio = options.BreakerFailureRatio,
+                SamplingDuration = TimeSpan.FromMilliseconds(options.BreakerSamplingMs),
+                MinimumThroughput = options.BreakerMinimumThroughput,
+                BreakDuration = TimeSpan.FromMilliseconds(options.BreakerBreakMs),
+                StateProvider = state,
+                ShouldHandle = args => ValueTask.FromResult(
+                    args.Outcome.Exception is { } e && StorageFaults.CountsAgainstTheDatabase(e, Caller(args.Context))),
+                OnOpened = args =>
+                {
+                    events.CircuitOpened(args.BreakDuration, args.Outcome.Exception);
+                    return default;
+                },
+                OnHalfOpened = _ =>
+                {
+                    events.CircuitHalfOpened();
+                    return default;
+                },
+                OnClosed = _ =>
+                {
+                    events.CircuitClosed();
+                    return default;
+                },
+            })
+            .Build();
+}

@@ -1,0 +1,85 @@
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
+
+/// <summary>
+/// One device read waiting in a <see cref="ReadCoalescer"/>: it knows its statement and how to read
+/// its own result set, and carries the caller's completion. The caller's cancellation completes it
+/// at once; the statement is cancelled in the server when every read of its batch has been cancelled.
+/// </summary>
+public abstract class CoalescedRead
+{
+    private const int Waiting = 0;
+    private const int Joined = 1;
+    private const int Cancelled = 2;
+
+    private CancellationTokenRegistration _registration;
+    private CoalescedBatch? _batch;
+    private int _state;
+
+    /// <summary>The kind of database operation, for the <c>operation</c> tag of the database duration metric.</summary>
+    internal abstract string Operation { get; }
+
+    /// <summary>When the read was handed to the coalescer (<see cref="System.Diagnostics.Stopwatch"/> ticks), when measured.</summary>
+    internal long EnqueuedTimestamp { get; set; }
+
+    /// <summary>The statement for this read, added to the batch it leaves in.</summary>
+    internal abstract NpgsqlBatchCommand CreateCommand();
+
+    /// <summary>Reads this read's result set (the reader is positioned on it) and completes the caller.</summary>
+    internal abstract Task CompleteAsync(NpgsqlDataReader reader, CancellationToken cancellationToken);
+
+    internal abstract void Fail(Exception exception);
+
+    internal abstract void Cancel(CancellationToken cancellationToken);
+
+    internal abstract bool IsCompleted { get; }
+
+    internal void WatchCancellation(CancellationToken cancellationToken)
+    {
+        if (cancellationToken.CanBeCanceled)
+        {
+            _registration = cancellationToken.UnsafeRegister(
+                static (state, token) => ((CoalescedRead)state!).OnCancelled(token), this);
+        }
+    }
+
+    /// <summary>Called when the read joins a batch; false when it was cancelled already and must be left out.</summary>
+    internal bool TryJoin(CoalescedBatch batch)
+    {
+        _batch = batch;
+        return Interlocked.CompareExchange(ref _state, Joined, Waiting) == Waiting;
+    }
+
+    internal void StopWatching() => _registration.Dispose();
+
+    private void OnCancelled(CancellationToken token)
+    {
+        var previous = Interlocked.Exchange(ref _state, Cancelled);
+        Cancel(token);
+        if (previous == Joined)
+        {
+            _batch!.OnReadCancelled();
+        }
+    }
+}
+
+/// <summary>A <see cref="CoalescedRead"/> with a typed result.</summary>
+public abstract class CoalescedRead<T> : CoalescedRead
+{
+    private readonly TaskCompletionSource<T> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    public Task<T> Task => _completion.Task;
+
+    internal override bool IsCompleted => _completion.Task.IsCompleted;
+
+    internal override async Task CompleteAsync(NpgsqlDataReader reader, CancellationToken cancellationToken) =>
+        _completion.TrySetResult(await ReadResultAsync(reader, cancellationToken).ConfigureAwait(false));
+
+    /// <summary>Reads the result from this read's result set.</summary>
+    protected abstract Task<T> ReadResultAsync(NpgsqlDataReader reader, CancellationToken cancellationToken);
+
+    internal override void Fail(Exception exception) => _completion.TrySetException(exception);
+
+    internal override void Cancel(CancellationToken cancellationToken) => _completion.TrySetCanceled(cancellationToken);
+}

@@ -1,0 +1,17 @@
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
+
+/// <summary>How the hot device reads share round trips to PostgreSQL (<c>Storage:Coalescing</c>).</summary>
+public sealed class ReadCoalescingOptions
+{
+    public const string SectionName = "Storage:Coalescing";
+
+    /// <summary>
+    /// Batches on the wire at once; each holds one pooled connection while in flight. New reads leave
+    /// at once below this, and queue for the next batch at it. Default: twice the processor count
+    /// (at least 2), enough to keep PostgreSQL busy on every core while one batch is being answered.
+    /// </summary>
+    public int MaxBatchesInFlight { get; set; } = Math.Max(2, 2 * Environment.ProcessorCount);
+
+    /// <summary>Most statements in one batch (1 turns coalescing off: one round trip per read).</summary>
+    public int MaxBatchSize { get; set; } = 64;
+}

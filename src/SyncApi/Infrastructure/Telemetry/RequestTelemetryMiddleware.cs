@@ -1,0 +1,94 @@
+using System.Diagnostics;
+using System.Globalization;
+using Kobo.Sync.SyncApi.Grpc.Wire;
+using Microsoft.AspNetCore.Diagnostics;
+using Microsoft.AspNetCore.Http.Features;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+
+/// <summary>
+/// Records every device request in the <c>Kobo.Sync</c> meter (count by endpoint, protocol and
+/// outcome; duration by endpoint and protocol) and names the request's server span after its route
+/// or gRPC method. For gRPC the outcome is the call's <c>grpc-status</c> (in the headers of a
+/// Trailers-Only answer, else in the trailers), not the HTTP status, which is 200 either way.
+/// </summary>
+internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetrics metrics, EndpointLabels labels)
+{
+    private const string GrpcStatus = "grpc-status";
+
+    public async Task InvokeAsync(HttpContext context)
+    {
+        var started = Stopwatch.GetTimestamp();
+        try
+        {
+            await next(context);
+        }
+        finally
+        {
+            var elapsed = Stopwatch.GetElapsedTime(started);
+            // An error answer is re-executed without the endpoint; the handler's feature still names it.
+            var endpoint = context.GetEndpoint() ?? context.Features.Get<IExceptionHandlerFeature>()?.Endpoint;
+            var label = labels.For(endpoint);
+            if (!label.IsExcluded)
+            {
+                // The gRPC listener speaks HTTP/2 only; a plain HTTP/2 request there is not a call.
+                var isGrpc = HttpProtocol.IsHttp2(context.Request.Protocol) && GrpcProtocol.IsGrpcContentType(context.Request.ContentType);
+                var protocol = isGrpc ? Protocols.Grpc : Protocols.Rest;
+                var status = context.Response.StatusCode;
+                int? grpcStatus = isGrpc && status == StatusCodes.Status200OK ? ReadGrpcStatus(context) : null;
+                var outcome = grpcStatus is { } code ? RequestOutcomes.FromGrpcStatus(code) : RequestOutcomes.FromHttpStatus(status);
+                metrics.RecordRequest(label.Endpoint!, protocol, outcome, elapsed);
+                NameSpan(context, label, isGrpc, grpcStatus);
+            }
+        }
+    }
+
+    private static int? ReadGrpcStatus(HttpContext context)
+    {
+        var value = context.Response.Headers[GrpcStatus];
+        if (value.Count == 0 && context.Features.Get<IHttpResponseTrailersFeature>() is { } trailers)
+        {
+            value = trailers.Trailers[GrpcStatus];
+        }
+
+        // No status at all: the call broke off before the server could finish it.
+        return int.TryParse(value.ToString(), NumberStyles.None, CultureInfo.InvariantCulture, out var code) ? code : 2;
+    }
+
+    /// <summary>OpenTelemetry's HTTP and RPC span conventions: "GET /v1/users/{userNo}" or "kobo.sync.v1.SyncService/GetUser".</summary>
+    private static void NameSpan(HttpContext context, EndpointLabels.Label label, bool isGrpc, int? grpcStatus)
+    {
+        if (Activity.Current is not { IsAllDataRequested: true } activity || label.Route is null)
+        {
+            return;
+        }
+
+        activity.SetTag("http.route", label.Route);
+        activity.SetTag("http.response.status_code", context.Response.StatusCode);
+        if (isGrpc)
+        {
+            activity.DisplayName = label.Route.TrimStart('/');
+            activity.SetTag("rpc.system", "grpc");
+            var slash = label.Route.IndexOf('/', 1);
+            if (slash > 0)
+            {
+                activity.SetTag("rpc.service", label.Route[1..slash]);
+                activity.SetTag("rpc.method", label.Route[(slash + 1)..]);
+            }
+
+            activity.SetTag("rpc.grpc.status_code", grpcStatus);
+            if (grpcStatus is not (null or 0))
+            {
+                activity.SetStatus(ActivityStatusCode.Error);
+            }
+        }
+        else
+        {
+            activity.DisplayName = string.Concat(context.Request.Method, " ", label.Route);
+            if (context.Response.StatusCode >= 500)
+            {
+                activity.SetStatus(ActivityStatusCode.Error);
+            }
+        }
+    }
+}

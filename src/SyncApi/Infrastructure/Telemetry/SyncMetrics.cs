@@ -1,0 +1,145 @@
+using System.Diagnostics;
+using System.Diagnostics.Metrics;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+
+/// <summary>
+/// The <c>Kobo.Sync</c> meter: every instrument the service records itself, with the small methods
+/// that record them. Names follow OpenTelemetry's conventions; the Prometheus names they become at
+/// <c>/metrics</c> are listed in docs/operations.md. Tag values are the constants of
+/// <see cref="TelemetryTags"/> or come from small fixed sets, so series stay bounded and the hot path
+/// records without allocating (<see cref="TagList"/> holds up to eight tags on the stack).
+/// </summary>
+public sealed class SyncMetrics : IDisposable
+{
+    public const string MeterName = "Kobo.Sync";
+
+    /// <summary>
+    /// Request latency buckets in seconds: fine (10 ms) from 100 to 250 ms so p99 and p99.9 read
+    /// close to the 200 ms SLA, coarse below and above.
+    /// </summary>
+    public static readonly IReadOnlyList<double> LatencyBucketsSeconds =
+    [
+        0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075,
+        0.1, 0.11, 0.12, 0.13, 0.14, 0.15, 0.16, 0.17, 0.18, 0.19, 0.2, 0.21, 0.22, 0.23, 0.24, 0.25,
+        0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10,
+    ];
+
+    /// <summary>Database operation buckets in seconds: the store answers in milliseconds when healthy.</summary>
+    public static readonly IReadOnlyList<double> DatabaseBucketsSeconds =
+    [
+        0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075,
+        0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5, 5, 10,
+    ];
+
+    /// <summary>Items per page: the page size runs 1..100 (default 10); sync pulls may be longer.</summary>
+    public static readonly IReadOnlyList<long> CountBuckets = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
+
+    private readonly Meter _meter;
+    private readonly Counter<long> _requests;
+    private readonly Histogram<double> _requestDuration;
+    private readonly Histogram<long> _highlightsPerPage;
+    private readonly Histogram<long> _pullPagesPerSync;
+    private readonly Counter<long> _pushChanges;
+    private readonly Counter<long> _shedRequests;
+    private readonly Counter<long> _resilienceEvents;
+    private readonly Histogram<double> _databaseOperationDuration;
+
+    public SyncMetrics(IMeterFactory meterFactory)
+    {
+        _meter = meterFactory.Create(MeterName);
+
+        _requests = _meter.CreateCounter<long>(
+            "kobo.sync.requests", "{request}",
+            "Device requests answered, by endpoint, protocol (rest, grpc) and outcome (ok or the kind of error).");
+        _requestDuration = _meter.CreateHistogram(
+            "kobo.sync.request.duration", "s",
+            "Time from the first byte of a device request to its last, by endpoint and protocol.",
+            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = LatencyBucketsSeconds });
+        _highlightsPerPage = _meter.CreateHistogram(
+            "kobo.sync.highlights.per_page", "{highlight}",
+            "Highlights returned in one page of a highlights read, by endpoint and protocol.",
+            advice: new InstrumentAdvice<long> { HistogramBucketBoundaries = CountBuckets });
+        _pullPagesPerSync = _meter.CreateHistogram(
+            "kobo.sync.pull.pages", "{page}",
+            "Pages a device pulled in one sync (first pull to last page), by protocol.",
+            advice: new InstrumentAdvice<long> { HistogramBucketBoundaries = CountBuckets });
+        _pushChanges = _meter.CreateCounter<long>(
+            "kobo.sync.push.changes", "{change}",
+            "Changes pushed by devices, by status: applied, unchanged, conflict, rejected.");
+        _shedRequests = _meter.CreateCounter<long>(
+            "kobo.sync.requests.shed", "{request}",
+            "Requests refused to protect the service (429 or 503, RESOURCE_EXHAUSTED or UNAVAILABLE), by reason and protocol.");
+        _resilienceEvents = _meter.CreateCounter<long>(
+            "kobo.sync.resilience.events", "{event}",
+            "Resilience pipeline events (retry, circuit opened, half-opened, closed, timeout), by pipeline and event.");
+        _databaseOperationDuration = _meter.CreateHistogram(
+            "kobo.sync.db.operation.duration", "s",
+            "Time of one database operation (open to last row read), by operation kind and node (host:port).",
+            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
+    }
+
+    /// <summary>One device request: counted by outcome, its duration recorded for its endpoint.</summary>
+    public void RecordRequest(string endpoint, string protocol, string outcome, TimeSpan elapsed)
+    {
+        var counted = new TagList
+        {
+            { TelemetryTags.Endpoint, endpoint },
+            { TelemetryTags.Protocol, protocol },
+            { TelemetryTags.Outcome, outcome },
+        };
+        _requests.Add(1, in counted);
+
+        var timed = new TagList { { TelemetryTags.Endpoint, endpoint }, { TelemetryTags.Protocol, protocol } };
+        _requestDuration.Record(elapsed.TotalSeconds, in timed);
+    }
+
+    /// <summary>One page of highlights returned to a device.</summary>
+    public void RecordHighlightsPage(string endpoint, string protocol, int highlights)
+    {
+        var tags = new TagList { { TelemetryTags.Endpoint, endpoint }, { TelemetryTags.Protocol, protocol } };
+        _highlightsPerPage.Record(highlights, in tags);
+    }
+
+    /// <summary>A device finished pulling: how many pages the whole sync took.</summary>
+    public void RecordPullPagesPerSync(string protocol, int pages)
+    {
+        var tags = new TagList { { TelemetryTags.Protocol, protocol } };
+        _pullPagesPerSync.Record(pages, in tags);
+    }
+
+    /// <summary>Changes of one push by their result; use the <see cref="PushChangeStatus"/> constants.</summary>
+    public void RecordPushChanges(string status, int count)
+    {
+        if (count <= 0)
+        {
+            return;
+        }
+
+        var tags = new TagList { { TelemetryTags.Status, status } };
+        _pushChanges.Add(count, in tags);
+    }
+
+    /// <summary>A request refused before it reached storage; use the <see cref="ShedReason"/> constants.</summary>
+    public void RecordShedRequest(string reason, string protocol)
+    {
+        var tags = new TagList { { TelemetryTags.Reason, reason }, { TelemetryTags.Protocol, protocol } };
+        _shedRequests.Add(1, in tags);
+    }
+
+    /// <summary>A resilience pipeline event, from its Polly callback; use the <see cref="ResilienceEvent"/> constants.</summary>
+    public void RecordResilienceEvent(string pipeline, string resilienceEvent)
+    {
+        var tags = new TagList { { TelemetryTags.Pipeline, pipeline }, { TelemetryTags.Event, resilienceEvent } };
+        _resilienceEvents.Add(1, in tags);
+    }
+
+    /// <summary>One database operation; <paramref name="node"/> from <see cref="DatabaseNodes.Of"/> on its open connection.</summary>
+    public void RecordDatabaseOperation(string operation, string node, TimeSpan elapsed)
+    {
+        var tags = new TagList { { TelemetryTags.Operation, operation }, { TelemetryTags.Node, node } };
+        _databaseOperationDuration.Record(elapsed.TotalSeconds, in tags);
+    }
+
+    public void Dispose() => _meter.Dispose();
+}

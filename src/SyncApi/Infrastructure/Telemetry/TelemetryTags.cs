@@ -1,0 +1,63 @@
+namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+
+/// <summary>The tag (Prometheus label) names of the <c>Kobo.Sync</c> meter.</summary>
+public static class TelemetryTags
+{
+    public const string Endpoint = "endpoint";
+    public const string Protocol = "protocol";
+    public const string Outcome = "outcome";
+    public const string Status = "status";
+    public const string Reason = "reason";
+    public const string Pipeline = "pipeline";
+    public const string Event = "event";
+    public const string Operation = "operation";
+    public const string Node = "node";
+}
+
+/// <summary>Values of the <c>protocol</c> tag.</summary>
+public static class Protocols
+{
+    public const string Rest = "rest";
+    public const string Grpc = "grpc";
+}
+
+/// <summary>Values of the <c>status</c> tag of <c>kobo.sync.push.changes</c>.</summary>
+public static class PushChangeStatus
+{
+    public const string Applied = "applied";
+    public const string Unchanged = "unchanged";
+    public const string Conflict = "conflict";
+    public const string Rejected = "rejected";
+}
+
+/// <summary>Values of the <c>reason</c> tag of <c>kobo.sync.requests.shed</c>.</summary>
+public static class ShedReason
+{
+    /// <summary>The concurrency or rate limiter's queue was full (429 / RESOURCE_EXHAUSTED).</summary>
+    public const string RateLimited = "rate_limited";
+
+    /// <summary>The request would have waited past its deadline or the latency budget (503 / UNAVAILABLE).</summary>
+    public const string Overloaded = "overloaded";
+
+    /// <summary>The database circuit is open: answering at once beats waiting for a dead node (503 / UNAVAILABLE).</summary>
+    public const string CircuitOpen = "circuit_open";
+}
+
+/// <summary>Values of the <c>event</c> tag of <c>kobo.sync.resilience.events</c>, one per Polly callback.</summary>
+public static class ResilienceEvent
+{
+    public const string Retry = "retry";
+    public const string CircuitOpened = "circuit_opened";
+    public const string CircuitHalfOpened = "circuit_half_opened";
+    public const string CircuitClosed = "circuit_closed";
+    public const string Timeout = "timeout";
+}
+
+/// <summary>Values of the <c>operation</c> tag of <c>kobo.sync.db.operation.duration</c>.</summary>
+public static class DatabaseOperations
+{
+    public const string FindUser = "find_user";
+    public const string ListHighlights = "list_highlights";
+    public const string PushChanges = "push_changes";
+    public const string PullChanges = "pull_changes";
+}

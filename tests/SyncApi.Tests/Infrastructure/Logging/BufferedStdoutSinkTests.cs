@@ -1,0 +1,99 @@
+using System.Text;
+using Kobo.Sync.SyncApi.Infrastructure.Logging;
+using Serilog.Events;
+using Serilog.Formatting.Json;
+using Serilog.Parsing;
+
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Logging;
+
+public sealed class BufferedStdoutSinkTests
+{
+    [Fact]
+    public void EveryEventIsWrittenAsOneJsonLineByTheTimeTheSinkIsDisposed()
+    {
+        var output = new KeptOpenStream();
+        var sink = new BufferedStdoutSink(new JsonFormatter(), output);
+
+        for (var i = 0; i < 5_000; i++)
+        {
+            sink.Emit(Event(i));
+        }
+
+        sink.Dispose();
+
+        var lines = Encoding.UTF8.GetString(output.ToArray()).Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(5_000, lines.Length);
+        Assert.Contains("\"Number\":4999", lines[^1], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ALineReachesTheOutputWithinTheFlushIntervalWithoutMoreEvents()
+    {
+        var output = new KeptOpenStream();
+        using var sink = new BufferedStdoutSink(new JsonFormatter(), output);
+
+        sink.Emit(Event(1));
+
+        var deadline = DateTime.UtcNow + BufferedStdoutSink.FlushInterval * 25;
+        while (output.Length == 0 && DateTime.UtcNow < deadline)
+        {
+            await Task.Delay(BufferedStdoutSink.FlushInterval / 4);
+        }
+
+        Assert.Contains("\"Number\":1", Encoding.UTF8.GetString(output.ToArray()), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void EventsAfterDisposalAreIgnoredInsteadOfThrowing()
+    {
+        var sink = new BufferedStdoutSink(new JsonFormatter(), new KeptOpenStream());
+        sink.Dispose();
+
+        sink.Emit(Event(1));
+        sink.Flush();
+    }
+
+    private static LogEvent Event(int number) => new(
+        DateTimeOffset.UtcNow,
+        LogEventLevel.Information,
+        exception: null,
+        new MessageTemplateParser().Parse("request {Number}"),
+        [new LogEventProperty("Number", new ScalarValue(number))]);
+
+    /// <summary>A memory stream that can still be read after the writer over it closed it.</summary>
+    private sealed class KeptOpenStream : MemoryStream
+    {
+        private readonly Lock _gate = new();
+
+        public override long Length
+        {
+            get
+            {
+                lock (_gate)
+                {
+                    return base.Length;
+                }
+            }
+        }
+
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            lock (_gate)
+            {
+                base.Write(buffer, offset, count);
+            }
+        }
+
+        public override void Write(ReadOnlySpan<byte> buffer)
+        {
+            lock (_gate)
+            {
+                base.Write(buffer);
+            }
+        }
+
+        protected override void Dispose(bool disposing)
+        {
+        }
+    }
+}

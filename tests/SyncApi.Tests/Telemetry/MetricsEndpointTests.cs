@@ -1,0 +1,109 @@
+using System.Net;
+using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
+using Kobo.Sync.SyncApi.Tests.Telemetry.Support;
+
+namespace Kobo.Sync.SyncApi.Tests.Telemetry;
+
+[Collection(TelemetryCollection.Name)]
+public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<SyncGrpcTestHost>
+{
+    [Fact]
+    public async Task AScrapeAfterRestGrpcErrorAndHealthTrafficPassesPromtool()
+    {
+        var user = (await SharedDemoDatabase.GetAsync()).HeavyUser.Value;
+        await DeviceTraffic.MixedAsync(host, user);
+
+        var text = await ScrapeAsync();
+        var (exitCode, output) = await PrometheusTools.CheckMetricsAsync(text);
+
+        Assert.True(exitCode == 0, $"promtool check metrics failed ({exitCode}):\n{output}\n--- scrape ---\n{text}");
+        Assert.Contains("# TYPE kobo_sync_requests_total counter", text, StringComparison.Ordinal);
+        Assert.Contains("# TYPE kobo_sync_request_duration_seconds histogram", text, StringComparison.Ordinal);
+        Assert.Contains("# TYPE http_server_request_duration_seconds histogram", text, StringComparison.Ordinal);
+        Assert.Contains("# TYPE kestrel_active_connections gauge", text, StringComparison.Ordinal);
+        Assert.Contains("dotnet_gc_", text, StringComparison.Ordinal);
+        Assert.Contains("db_client_", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task RequestsAreCountedByEndpointProtocolAndOutcomeAndTimedInTheLatencyHistogram()
+    {
+        var user = (await SharedDemoDatabase.GetAsync()).HeavyUser.Value;
+        var before = await ScrapeAsync();
+
+        using var device = DeviceTraffic.Rest(host, user);
+        for (var i = 0; i < 3; i++)
+        {
+            Assert.Equal(HttpStatusCode.OK, await DeviceTraffic.GetAsync(device, $"/v1/users/{user}"));
+        }
+
+        Assert.Equal(HttpStatusCode.Forbidden, await DeviceTraffic.GetAsync(device, $"/v1/users/{DeviceTraffic.UnknownUser}"));
+        await DeviceTraffic.GrpcGetUserAsync(host, user);
+        await DeviceTraffic.GrpcGetUserAsync(host, user);
+        var notFound = await Assert.ThrowsAsync<Kobo.Sync.SyncApi.Grpc.Wire.RpcException>(
+            () => DeviceTraffic.GrpcGetUserAsync(host, DeviceTraffic.UnknownUser));
+        Assert.Equal(Kobo.Sync.SyncApi.Grpc.Wire.StatusCode.NotFound, notFound.Status);
+
+        var after = await ScrapeAsync();
+        double Delta(string name, params (string, string)[] labels) => Exposition.Sum(after, name, labels) - Exposition.Sum(before, name, labels);
+
+        Assert.Equal(3, Delta("kobo_sync_requests_total", ("endpoint", "GetUser"), ("protocol", "rest"), ("outcome", "ok")));
+        Assert.Equal(1, Delta("kobo_sync_requests_total", ("endpoint", "GetUser"), ("protocol", "rest"), ("outcome", "permission_denied")));
+        Assert.Equal(2, Delta("kobo_sync_requests_total", ("endpoint", "GetUser"), ("protocol", "grpc"), ("outcome", "ok")));
+        Assert.Equal(1, Delta("kobo_sync_requests_total", ("endpoint", "GetUser"), ("protocol", "grpc"), ("outcome", "not_found")));
+        Assert.Equal(4, Delta("kobo_sync_request_duration_seconds_count", ("endpoint", "GetUser"), ("protocol", "rest")));
+        Assert.Equal(4, Delta("kobo_sync_request_duration_seconds_bucket", ("endpoint", "GetUser"), ("protocol", "rest"), ("le", "+Inf")));
+        Assert.Equal(3, Delta("kobo_sync_request_duration_seconds_count", ("endpoint", "GetUser"), ("protocol", "grpc")));
+        Assert.True(Delta("kobo_sync_request_duration_seconds_sum", ("endpoint", "GetUser"), ("protocol", "rest")) > 0);
+        // Six reads reached the database: 3 REST and 2 gRPC found users, 1 gRPC unknown user (the forbidden one never got that far).
+        Assert.Equal(6, Delta("kobo_sync_db_operation_duration_seconds_count", ("operation", "find_user")));
+    }
+
+    [Fact]
+    public async Task TheDatabaseNodeIsTheHostAndPortOfTheServerThatAnswered()
+    {
+        var database = await SharedDemoDatabase.GetAsync();
+        var connection = new Npgsql.NpgsqlConnectionStringBuilder(database.ConnectionString);
+        using var device = DeviceTraffic.Rest(host, database.HeavyUser.Value);
+        Assert.Equal(HttpStatusCode.OK, await DeviceTraffic.GetAsync(device, $"/v1/users/{database.HeavyUser.Value}/highlights"));
+
+        var text = await ScrapeAsync();
+
+        Assert.True(Exposition.Sum(text, "kobo_sync_db_operation_duration_seconds_count",
+            ("operation", "list_highlights"), ("node", $"{connection.Host}:{connection.Port}")) >= 1, text);
+        Assert.True(Exposition.Sum(text, "kobo_sync_highlights_per_page_count", ("endpoint", "ListUserHighlights"), ("protocol", "rest")) >= 1, text);
+    }
+
+    [Fact]
+    public async Task ScrapesAreNeitherCountedAsRequestsNorLogged()
+    {
+        var first = await ScrapeAsync();
+        var logged = host.Logs.RequestLines.Count;
+
+        var second = await ScrapeAsync();
+
+        Assert.Equal(Exposition.Sum(first, "kobo_sync_requests_total"), Exposition.Sum(second, "kobo_sync_requests_total"));
+        Assert.Equal(0, Exposition.Sum(second, "kobo_sync_requests_total", ("endpoint", "/metrics")));
+        Assert.Equal(logged, host.Logs.RequestLines.Count);
+    }
+
+    [Fact]
+    public async Task TheScrapeNeedsNoTokenAndSaysItsFormat()
+    {
+        using var anonymous = DeviceTraffic.Rest(host, null);
+
+        using var response = await anonymous.GetAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal("text/plain; version=0.0.4; charset=utf-8", response.Content.Headers.ContentType?.ToString());
+    }
+
+    private async Task<string> ScrapeAsync()
+    {
+        using var anonymous = DeviceTraffic.Rest(host, null);
+        using var response = await anonymous.GetAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        return await response.Content.ReadAsStringAsync(TestTimeout.Token);
+    }
+}
