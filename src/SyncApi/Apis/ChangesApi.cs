@@ -1,5 +1,7 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;
@@ -29,10 +31,12 @@ internal static class ChangesApi
 
     // Written with SyncJsonContext's own options, so absent fields are left out rather than sent as null.
     private static async Task<JsonHttpResult<PushResponse>> PushChanges(
-        string userNo, PushRequest? body, HttpContext context, DeviceSync sync, CancellationToken cancellationToken) =>
-        TypedResults.Json(
-            new PushResponse(await sync.PushAsync(context.Caller(), RequestIds.User(userNo), body?.Changes, cancellationToken)),
-            SyncJsonContext.Default.PushResponse);
+        string userNo, PushRequest? body, HttpContext context, DeviceSync sync, SyncMetrics metrics, CancellationToken cancellationToken)
+    {
+        var results = await sync.PushAsync(context.Caller(), RequestIds.User(userNo), body?.Changes, cancellationToken);
+        metrics.RecordPushResults(results);
+        return TypedResults.Json(new PushResponse(results), SyncJsonContext.Default.PushResponse);
+    }
 
     private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
         string userNo, string? since, string? pageSize, HttpContext context, DeviceSync sync, CancellationToken cancellationToken) =>

@@ -4,6 +4,7 @@ using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Authentication;
 
@@ -73,6 +74,7 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMe
         var caller = await AuthenticateAsync(call);
         var results = await sync.PushAsync(
             caller, RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), call.CancellationToken);
+        metrics.RecordPushResults(results);
         return SyncGrpcChanges.ToMessage(results);
     }
 

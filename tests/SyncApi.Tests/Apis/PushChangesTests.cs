@@ -198,4 +198,18 @@ public sealed class PushChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
         Assert.Equal(HttpStatusCode.NotFound, response.StatusCode);
         _ = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
     }
+
+    [Fact]
+    public async Task PushResultsAreCountedByStatusInTheMetrics()
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user);
+        await device.PushAsync(user, Upsert("m", "t", T0), Upsert("m2", "t", T0, color: "purple"));
+
+        var metrics = await db.Factory.CreateClient().GetStringAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
+
+        var lines = metrics.Split('\n').Where(l => l.StartsWith("kobo_sync_push_changes", StringComparison.Ordinal)).ToArray();
+        Assert.Contains(lines, l => l.Contains("status=\"applied\"", StringComparison.Ordinal));
+        Assert.Contains(lines, l => l.Contains("status=\"rejected\"", StringComparison.Ordinal));
+    }
 }
