@@ -8,6 +8,7 @@ public static class SimulatorCommands
     public static RootCommand Build()
     {
         var root = new RootCommand("Kobo.Sync device simulator: seeds a long-tail data set and replays retrying device syncs against the SLA.");
+        root.Subcommands.Add(SeedCommand.Create());
         return root;
     }
 }
