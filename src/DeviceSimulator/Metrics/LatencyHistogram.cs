@@ -8,6 +8,8 @@ namespace Kobo.Sync.DeviceSimulator.Metrics;
 /// two is split into 1,024 equal sub-buckets, so a recorded value and the value reported for it
 /// differ by less than 1/1,024 (0.1 %). Fixed memory, O(1) record, exact merge (add the counts), so
 /// percentiles of several shards are computed from merged counts, never averaged.
+/// Counts are kept in blocks of 1,024 buckets allocated on first use, so a histogram whose values
+/// span a few powers of two (one second of a run) costs a few KiB, not the full 216 KiB.
 /// Not thread-safe: each recording thread owns one and they are merged.
 /// </summary>
 public sealed class LatencyHistogram
@@ -22,7 +24,10 @@ public sealed class LatencyHistogram
 
     private static readonly int BucketCount = IndexOf(HighestTrackableValue) + 1;
 
-    private readonly long[] _counts = new long[BucketCount];
+    private const int BlockBits = 10;
+    private const int BlockSize = 1 << BlockBits;
+
+    private readonly long[]?[] _blocks = new long[]?[(BucketCount + BlockSize - 1) / BlockSize];
 
     public long TotalCount { get; private set; }
 
@@ -46,7 +51,8 @@ public sealed class LatencyHistogram
         }
 
         value = Math.Min(value, HighestTrackableValue);
-        _counts[IndexOf(value)] += count;
+        var index = IndexOf(value);
+        (_blocks[index >> BlockBits] ??= new long[BlockSize])[index & (BlockSize - 1)] += count;
         TotalCount += count;
         Sum += (double)value * count;
         Max = Math.Max(Max, value);
@@ -56,9 +62,18 @@ public sealed class LatencyHistogram
     /// <summary>Adds another histogram's counts to this one: the result is the histogram of both sets of values.</summary>
     public void Add(LatencyHistogram other)
     {
-        for (var i = 0; i < _counts.Length; i++)
+        for (var b = 0; b < _blocks.Length; b++)
         {
-            _counts[i] += other._counts[i];
+            if (other._blocks[b] is not { } theirs)
+            {
+                continue;
+            }
+
+            var ours = _blocks[b] ??= new long[BlockSize];
+            for (var i = 0; i < BlockSize; i++)
+            {
+                ours[i] += theirs[i];
+            }
         }
 
         TotalCount += other.TotalCount;
@@ -72,7 +87,7 @@ public sealed class LatencyHistogram
 
     public void Reset()
     {
-        Array.Clear(_counts);
+        Array.Clear(_blocks);
         TotalCount = 0;
         Sum = 0;
         Max = 0;
@@ -95,12 +110,12 @@ public sealed class LatencyHistogram
 
         var rank = Math.Max(1, (long)Math.Ceiling(percentile / 100 * TotalCount));
         long seen = 0;
-        for (var i = 0; i < _counts.Length; i++)
+        foreach (var (index, count) in NonEmptyBuckets())
         {
-            seen += _counts[i];
+            seen += count;
             if (seen >= rank)
             {
-                return Math.Min(HighestEquivalentValue(i), Max);
+                return Math.Min(HighestEquivalentValue(index), Max);
             }
         }
 
@@ -110,11 +125,19 @@ public sealed class LatencyHistogram
     /// <summary>The counts as (bucket index, count) pairs of the non-empty buckets: the form kept in results and merged.</summary>
     public IEnumerable<(int Index, long Count)> NonEmptyBuckets()
     {
-        for (var i = 0; i < _counts.Length; i++)
+        for (var b = 0; b < _blocks.Length; b++)
         {
-            if (_counts[i] != 0)
+            if (_blocks[b] is not { } block)
             {
-                yield return (i, _counts[i]);
+                continue;
+            }
+
+            for (var i = 0; i < BlockSize; i++)
+            {
+                if (block[i] != 0)
+                {
+                    yield return ((b << BlockBits) + i, block[i]);
+                }
             }
         }
     }
@@ -130,7 +153,7 @@ public sealed class LatencyHistogram
                 throw new FormatException($"Histogram bucket {index} with count {count} is out of range.");
             }
 
-            histogram._counts[index] += count;
+            (histogram._blocks[index >> BlockBits] ??= new long[BlockSize])[index & (BlockSize - 1)] += count;
             histogram.TotalCount += count;
         }
 

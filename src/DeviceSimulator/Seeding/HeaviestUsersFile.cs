@@ -40,6 +40,14 @@ public static class HeaviestUsersFile
         }
     }
 
+    /// <summary>The data set's user count, from the list's first line; 0 when it does not say.</summary>
+    public static long ReadUserCount(string path)
+    {
+        var first = File.ReadLines(path).FirstOrDefault() ?? string.Empty;
+        var field = first.Split(' ').FirstOrDefault(f => f.StartsWith("users=", StringComparison.Ordinal));
+        return field is not null && long.TryParse(field["users=".Length..], NumberStyles.None, CultureInfo.InvariantCulture, out var users) ? users : 0;
+    }
+
     public static IReadOnlyList<HeavyUser> Read(string path)
     {
         var users = new List<HeavyUser>();

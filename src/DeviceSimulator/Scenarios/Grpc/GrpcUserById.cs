@@ -1,0 +1,21 @@
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.SyncApi.Grpc.V1;
+
+namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
+
+/// <summary>SyncService/GetUser: every user once, in order.</summary>
+public sealed class GrpcUserById(ReadSampling sampling, GrpcDeviceClient client) : IReadScenario
+{
+    public ReadKind Read => ReadKind.UserById;
+
+    public Transport Transport => Transport.Grpc;
+
+    public SimulatedDevice DeviceFor(long sequence) => sampling.DeviceInOrder(sequence);
+
+    public ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
+    {
+        var user = sampling.UserOf(device);
+        return client.CallAsync("GetUser", new GetUserRequest { UserNo = user }, User.Parser, user, device, cancellationToken);
+    }
+}
