@@ -10,6 +10,7 @@ public static class SimulatorCommands
         var root = new RootCommand("Kobo.Sync device simulator: seeds a long-tail data set and replays retrying device syncs against the SLA.");
         root.Subcommands.Add(SeedCommand.Create());
         root.Subcommands.Add(RunCommand.Create());
+        root.Subcommands.Add(MergeCommand.Create());
         return root;
     }
 }

@@ -56,14 +56,22 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
     private async Task DispatchAsync(
         ScenarioPlan plan, ScenarioStats stats, TimeSpan start, SemaphoreSlim cap, GeneratorMonitor monitor, CancellationToken cancellationToken)
     {
+        // When the dispatcher was last free: after a wait at the cap, the arrivals that came due
+        // meanwhile are late because of the server, not the generator, so lag counts from here.
+        var free = start;
         foreach (var arrival in ArrivalSchedule.Of(plan.Steps, spacing, plan.Seed))
         {
             var intended = start + arrival.At;
             try
             {
                 await clock.WaitUntilAsync(intended, cancellationToken);
-                monitor.RecordLag(clock.Elapsed - intended);
-                await cap.WaitAsync(cancellationToken);
+                var now = clock.Elapsed;
+                monitor.RecordLag(now - (intended > free ? intended : free));
+                if (!cap.Wait(0, CancellationToken.None))
+                {
+                    await cap.WaitAsync(cancellationToken);
+                    free = clock.Elapsed;
+                }
             }
             catch (OperationCanceledException)
             {

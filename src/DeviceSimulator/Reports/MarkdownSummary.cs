@@ -33,6 +33,23 @@ public static class MarkdownSummary
             md.AppendLine(c, $"| {s.Name} | {s.Syncs:N0} | {s.ThroughputPerSecond:F1} | {s.FailedPercent:0.###} | {s.Retries:N0} | {l.P50:F2} | {l.P75:F2} | {l.P95:F2} | {l.P99:F2} | {l.P999:F2} | {l.P9999:F2} | {l.Max:F2} |");
         }
 
+        if (result.Scenarios.Any(s => s.Steps.Count > 1))
+        {
+            md.AppendLine();
+            md.AppendLine("Per step (syncs meant to start during the step):");
+            md.AppendLine();
+            md.AppendLine("| scenario | step | target syncs/s | syncs | failed | p50 | p99 | max |");
+            md.AppendLine("|---|---|---|---|---|---|---|---|");
+            foreach (var s in result.Scenarios)
+            {
+                foreach (var step in s.Steps)
+                {
+                    var rate = step.RampTo is { } to ? $"{step.Rate:0.#} to {to:0.#}" : step.Rate.ToString("0.#", c);
+                    md.AppendLine(c, $"| {s.Name} | {step.Step + 1} ({step.FromSecond:0.#}-{step.ToSecond:0.#} s) | {rate} | {step.Syncs:N0} | {step.Failed:N0} | {step.P50:F2} | {step.P99:F2} | {step.Max:F2} |");
+                }
+            }
+        }
+
         if (result.Baseline.Count > 0)
         {
             md.AppendLine();

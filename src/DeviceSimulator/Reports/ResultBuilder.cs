@@ -59,9 +59,34 @@ public static class ResultBuilder
             Latency = new LatencySummary(
                 h.Mean / 1000, Ms(h, 50), Ms(h, 75), Ms(h, 90), Ms(h, 95), Ms(h, 99), Ms(h, 99.9), Ms(h, 99.99), h.Max / 1000.0),
             Histogram = ToData(h),
+            Steps = Steps(load, stats),
             Timeline = stats.Timeline.Select(s => new TimelinePoint(
                 s.Second, s.Latency.TotalCount, s.Failed, Ms(s.Latency, 50), Ms(s.Latency, 99), s.Latency.Max / 1000.0, ToData(s.Latency))).ToList(),
         };
+    }
+
+    private static List<StepResult> Steps(ScenarioLoad load, ScenarioStats stats)
+    {
+        var timeline = stats.Timeline;
+        var steps = new List<StepResult>();
+        var from = 0.0;
+        for (var i = 0; i < load.Steps.Count; i++)
+        {
+            var step = load.Steps[i];
+            var to = from + step.DurationSeconds;
+            var latency = new LatencyHistogram();
+            long failed = 0;
+            foreach (var second in timeline.Where(t => t.Second >= from && t.Second < to))
+            {
+                latency.Add(second.Latency);
+                failed += second.Failed;
+            }
+
+            steps.Add(new StepResult(i, step.Rate, step.RampTo, from, to, latency.TotalCount, failed, Ms(latency, 50), Ms(latency, 99), latency.Max / 1000.0));
+            from = to;
+        }
+
+        return steps;
     }
 
     private static List<BaselineRatio> Ratios(List<ScenarioResult> results)

@@ -68,8 +68,14 @@ public sealed record ScenarioResult
 
     public required HistogramData Histogram { get; init; }
 
+    /// <summary>The statistics of each load step (NBomber's per-step view): which rate held, which did not.</summary>
+    public IReadOnlyList<StepResult> Steps { get; init; } = [];
+
     public required IReadOnlyList<TimelinePoint> Timeline { get; init; }
 }
+
+/// <summary>One load step of a scenario: its target rate, and the syncs meant to start during it.</summary>
+public sealed record StepResult(int Step, double Rate, double? RampTo, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max);
 
 /// <summary>Latency in milliseconds, from each sync's intended start to its end, retries included.</summary>
 public sealed record LatencySummary(double Mean, double P50, double P75, double P90, double P95, double P99, double P999, double P9999, double Max);

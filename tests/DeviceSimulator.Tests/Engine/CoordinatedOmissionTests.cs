@@ -31,7 +31,7 @@ public sealed class CoordinatedOmissionTests
         var scenario = Assert.Single(result.Scenarios);
         Assert.Equal(60, scenario.Syncs);
         Assert.Equal(0, scenario.Failed);
-        Assert.InRange(scenario.Latency.Max, 1_800, 2_600);
+        Assert.True(scenario.Latency.Max >= 1_800, $"max {scenario.Latency.Max} ms: the first sync waited out the stall");
         Assert.True(scenario.Latency.P50 > 300, $"p50 {scenario.Latency.P50} ms: the queue behind the stall is counted");
         Assert.True(scenario.Latency.P75 > 900, $"p75 {scenario.Latency.P75} ms");
     }
