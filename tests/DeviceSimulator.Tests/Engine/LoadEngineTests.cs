@@ -25,9 +25,9 @@ public sealed class LoadEngineTests
         var stats = Assert.Single(result.Scenarios);
         Assert.Equal(10, stats.Syncs);
         Assert.Equal(0, stats.Failed);
-        Assert.InRange(stats.Latency.Max / 1000.0, 4_090, 4_130);
-        Assert.InRange(stats.Latency.Min / 1000.0, 490, 530);
-        Assert.InRange(stats.Latency.ValueAtPercentile(50) / 1000.0, 2_090, 2_130); // k = 4: 0.5 + 1.6 s
+        Assert.InRange(stats.Latency.Max / 1000.0, 4_090, 4_400);
+        Assert.InRange(stats.Latency.Min / 1000.0, 490, 600);
+        Assert.InRange(stats.Latency.ValueAtPercentile(50) / 1000.0, 2_090, 2_300); // k = 4: 0.5 + 1.6 s
         Assert.Equal(1, scenario.MostInFlight);
     }
 
@@ -44,9 +44,12 @@ public sealed class LoadEngineTests
 
         var stats = Assert.Single(result.Scenarios);
         Assert.Equal(10, stats.Syncs);
-        Assert.InRange(stats.Latency.Max / 1000.0, 490, 530);
+        Assert.InRange(stats.Latency.Max / 1000.0, 490, 600);
         Assert.True(scenario.MostInFlight >= 5, $"open model: about five syncs overlap, saw {scenario.MostInFlight}");
     }
+
+    // The bounds allow for the test host's thread pool running a woken sync a few clock steps late
+    // on a busy machine; without the intended-start rule the first test's maximum would be 0.5 s.
 
     /// <summary>A read that takes a fixed time on the manual clock.</summary>
     private sealed class TimedScenario(ManualRunClock clock, TimeSpan duration) : IReadScenario
