@@ -8,7 +8,6 @@ using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios;
 using Kobo.Sync.DeviceSimulator.Seeding;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Spectre.Console;
 
 namespace Kobo.Sync.DeviceSimulator.Cli;
 
@@ -115,38 +114,16 @@ internal static class RunCommand
         : Uri.TryCreate(text, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https" ? uri
         : throw new ProfileException($"{option} must be an http:// or https:// address, not '{text}'.");
 
-    private static async Task<RunResult> RunWithProgressAsync(LoadProfile profile, RunSettings settings, CancellationToken cancellationToken)
+    private static Task<RunResult> RunWithProgressAsync(LoadProfile profile, RunSettings settings, CancellationToken cancellationToken)
     {
         LoadEngine? engine = null;
         var run = SimulationRun.ExecuteAsync(profile, settings, e => engine = e, cancellationToken);
         var planned = profile.Scenarios.Max(s => ArrivalSchedule.Duration(s.Steps).TotalSeconds);
         var clock = Stopwatch.StartNew();
-        string Line() => $"{clock.Elapsed.TotalSeconds:F0}/{planned:F0} s, {engine?.Completed ?? 0:N0} syncs, {engine?.FailedSyncs ?? 0:N0} failed, {engine?.InFlight ?? 0:N0} in flight";
-
-        if (!AnsiConsole.Profile.Capabilities.Interactive)
-        {
-            while (await Task.WhenAny(run, Task.Delay(TimeSpan.FromSeconds(5), CancellationToken.None)) != run)
-            {
-                Console.WriteLine(Line());
-            }
-
-            return await run;
-        }
-
-        return await AnsiConsole.Progress()
-            .AutoClear(false)
-            .Columns(new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn())
-            .StartAsync(async context =>
-            {
-                var task = context.AddTask(profile.Name, maxValue: planned);
-                while (await Task.WhenAny(run, Task.Delay(TimeSpan.FromMilliseconds(250), CancellationToken.None)) != run)
-                {
-                    task.Value = Math.Min(clock.Elapsed.TotalSeconds, planned);
-                    task.Description = Line();
-                }
-
-                task.Value = planned;
-                return await run;
-            });
+        return LiveProgress.TrackAsync(
+            run, profile.Name, planned,
+            () => (clock.Elapsed.TotalSeconds,
+                $"{clock.Elapsed.TotalSeconds:F0}/{planned:F0} s, {engine?.Completed ?? 0:N0} syncs, {engine?.FailedSyncs ?? 0:N0} failed, {engine?.InFlight ?? 0:N0} in flight"),
+            TimeSpan.FromSeconds(5));
     }
 }

@@ -66,41 +66,20 @@ internal static class SeedCommand
         return command;
     }
 
-    private static async Task<SeedResult> RunWithProgressAsync(
+    private static Task<SeedResult> RunWithProgressAsync(
         SeedPlan plan, Func<Action<long>, CancellationToken, Task<SeedResult>> seed, CancellationToken cancellationToken)
     {
         long written = 0;
-        void Progress(long rows) => Interlocked.Add(ref written, rows);
         var clock = Stopwatch.StartNew();
-        var run = seed(Progress, cancellationToken);
-
-        if (!AnsiConsole.Profile.Capabilities.Interactive)
-        {
-            // Redirected output (CI, logs): a plain line every two seconds instead of a redrawn bar.
-            while (await Task.WhenAny(run, Task.Delay(TimeSpan.FromSeconds(2), cancellationToken)) != run)
+        var run = seed(rows => Interlocked.Add(ref written, rows), cancellationToken);
+        return LiveProgress.TrackAsync(
+            run, "rows", plan.TotalRows,
+            () =>
             {
-                Console.WriteLine(ProgressLine(Interlocked.Read(ref written), plan.TotalRows, clock.Elapsed));
-            }
-
-            return await run;
-        }
-
-        return await AnsiConsole.Progress()
-            .AutoClear(false)
-            .Columns(new TaskDescriptionColumn(), new ProgressBarColumn(), new PercentageColumn(), new RemainingTimeColumn())
-            .StartAsync(async context =>
-            {
-                var task = context.AddTask("rows", maxValue: plan.TotalRows);
-                while (await Task.WhenAny(run, Task.Delay(TimeSpan.FromMilliseconds(250), cancellationToken)) != run)
-                {
-                    var rows = Interlocked.Read(ref written);
-                    task.Value = Math.Min(rows, plan.TotalRows);
-                    task.Description = ProgressLine(rows, plan.TotalRows, clock.Elapsed);
-                }
-
-                task.Value = plan.TotalRows;
-                return await run;
-            });
+                var rows = Interlocked.Read(ref written);
+                return (rows, ProgressLine(rows, plan.TotalRows, clock.Elapsed));
+            },
+            TimeSpan.FromSeconds(2));
     }
 
     internal static string ProgressLine(long rows, long total, TimeSpan elapsed)
