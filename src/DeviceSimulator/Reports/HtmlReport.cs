@@ -63,10 +63,10 @@ public static class HtmlReport
         html.Append("</table><p>Latency in ms from each sync's intended start, retries included.</p>");
         if (result.Baseline.Count > 0)
         {
-            html.Append("<h2>Service over raw PostgreSQL</h2><table><tr><th>read</th><th>transport</th><th>p50 ratio</th><th>p99 ratio</th></tr>");
+            html.Append("<h2>Service over raw PostgreSQL</h2><table><tr><th>read</th><th>transport</th><th>step</th><th>p50 ratio</th><th>p99 ratio</th></tr>");
             foreach (var b in result.Baseline)
             {
-                html.Append(c, $"<tr><td>{b.Read}</td><td>{b.Transport}</td><td>{b.P50Ratio:F1}x ({b.ServiceP50:F2} / {b.PostgresP50:F2} ms)</td><td>{b.P99Ratio:F1}x ({b.ServiceP99:F2} / {b.PostgresP99:F2} ms)</td></tr>");
+                html.Append(c, $"<tr><td>{b.Read}</td><td>{b.Transport}</td><td>{(b.Step is { } step ? (step + 1).ToString(c) : "whole run")}</td><td>{b.P50Ratio:F1}x ({b.ServiceP50:F2} / {b.PostgresP50:F2} ms)</td><td>{b.P99Ratio:F1}x ({b.ServiceP99:F2} / {b.PostgresP99:F2} ms)</td></tr>");
             }
 
             html.Append("</table>");

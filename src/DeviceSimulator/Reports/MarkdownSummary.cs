@@ -55,11 +55,11 @@ public static class MarkdownSummary
             md.AppendLine();
             md.AppendLine("Service over raw PostgreSQL (the same SQL, prepared, no service in front), same run:");
             md.AppendLine();
-            md.AppendLine("| read | transport | p50 service / raw | p99 service / raw |");
-            md.AppendLine("|---|---|---|---|");
+            md.AppendLine("| read | transport | step | p50 service / raw | p99 service / raw |");
+            md.AppendLine("|---|---|---|---|---|");
             foreach (var b in result.Baseline)
             {
-                md.AppendLine(c, $"| {b.Read} | {b.Transport} | {b.ServiceP50:F2} / {b.PostgresP50:F2} ms = {b.P50Ratio:F1}x | {b.ServiceP99:F2} / {b.PostgresP99:F2} ms = {b.P99Ratio:F1}x |");
+                md.AppendLine(c, $"| {b.Read} | {b.Transport} | {(b.Step is { } step ? (step + 1).ToString(c) : "whole run")} | {b.ServiceP50:F2} / {b.PostgresP50:F2} ms = {b.P50Ratio:F1}x | {b.ServiceP99:F2} / {b.PostgresP99:F2} ms = {b.P99Ratio:F1}x |");
             }
         }
 

@@ -97,6 +97,13 @@ public static class ResultBuilder
             foreach (var service in results.Where(r => r.Read == raw.Read && r.Transport != Transport.Postgres && r.Syncs > 0))
             {
                 ratios.Add(new BaselineRatio(raw.Read, service.Transport, service.Latency.P50, raw.Latency.P50, service.Latency.P99, raw.Latency.P99));
+                if (service.Steps.Count > 1)
+                {
+                    foreach (var (ours, theirs) in service.Steps.Zip(raw.Steps).Where(p => p.First.Syncs > 0 && p.Second.Syncs > 0))
+                    {
+                        ratios.Add(new BaselineRatio(raw.Read, service.Transport, ours.P50, theirs.P50, ours.P99, theirs.P99, ours.Step));
+                    }
+                }
             }
         }
 

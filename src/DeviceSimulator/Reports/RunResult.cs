@@ -85,8 +85,11 @@ public sealed record HistogramData(long Min, long Max, double Sum, IReadOnlyList
 
 public sealed record TimelinePoint(int Second, long Syncs, long Failed, double P50, double P99, double Max, HistogramData Histogram);
 
-/// <summary>The service's latency over the raw database's for the same read in the same run.</summary>
-public sealed record BaselineRatio(ReadKind Read, Transport Transport, double ServiceP50, double PostgresP50, double ServiceP99, double PostgresP99)
+/// <summary>
+/// The service's latency over the raw database's for the same read in the same run: over the whole
+/// run (<see cref="Step"/> null), and step by step, since a step past the capacity says little.
+/// </summary>
+public sealed record BaselineRatio(ReadKind Read, Transport Transport, double ServiceP50, double PostgresP50, double ServiceP99, double PostgresP99, int? Step = null)
 {
     public double P50Ratio => PostgresP50 > 0 ? ServiceP50 / PostgresP50 : double.NaN;
 
