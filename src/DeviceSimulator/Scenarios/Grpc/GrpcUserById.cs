@@ -5,17 +5,12 @@ using Kobo.Sync.SyncApi.Grpc.V1;
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 
 /// <summary>SyncService/GetUser: every user once, in order.</summary>
-public sealed class GrpcUserById(ReadSampling sampling, GrpcDeviceClient client) : IReadScenario
+public sealed class GrpcUserById(ReadSampling sampling, GrpcDeviceClient client)
+    : ReadScenario(ReadKind.UserById, Transport.Grpc, sampling)
 {
-    public ReadKind Read => ReadKind.UserById;
-
-    public Transport Transport => Transport.Grpc;
-
-    public SimulatedDevice DeviceFor(long sequence) => sampling.DeviceInOrder(sequence);
-
-    public ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
+    public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
-        var user = sampling.UserOf(device);
+        var user = Sampling.UserOf(device);
         return client.CallAsync("GetUser", new GetUserRequest { UserNo = user }, User.Parser, user, device, cancellationToken);
     }
 }

@@ -7,19 +7,14 @@ using Kobo.Sync.SyncApi.Infrastructure.Storage;
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 
 /// <summary>The highlights-by-book read's SQL straight on PostgreSQL.</summary>
-public sealed class PostgresHighlightsByBook(ReadSampling sampling, PostgresDeviceReadStore store) : IReadScenario
+public sealed class PostgresHighlightsByBook(ReadSampling sampling, PostgresDeviceReadStore store)
+    : ReadScenario(ReadKind.HighlightsByBook, Transport.Postgres, sampling)
 {
-    public ReadKind Read => ReadKind.HighlightsByBook;
-
-    public Transport Transport => Transport.Postgres;
-
-    public SimulatedDevice DeviceFor(long sequence) => sampling.RandomDevice(sequence, salt: 12);
-
-    public ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
+    public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
-        var heavy = sampling.HeavyUserOf(device);
+        var heavy = Sampling.HeavyUserOf(device);
         var user = new UserNo(heavy.UserNo);
-        var book = new BookNo(sampling.BookOf(device, heavy));
+        var book = new BookNo(Sampling.BookOf(device, heavy));
         return PostgresBaseline.RunAsync(
             async ct => await store.ListHighlightsAsync(user, HighlightRange.ForBook(user, book), DeviceReads.DefaultPageSize + 1, ct) is not null,
             cancellationToken);

@@ -6,17 +6,12 @@ using Kobo.Sync.SyncApi.Infrastructure.Storage;
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 
 /// <summary>The user-by-id read's SQL straight on PostgreSQL.</summary>
-public sealed class PostgresUserById(ReadSampling sampling, PostgresDeviceReadStore store) : IReadScenario
+public sealed class PostgresUserById(ReadSampling sampling, PostgresDeviceReadStore store)
+    : ReadScenario(ReadKind.UserById, Transport.Postgres, sampling)
 {
-    public ReadKind Read => ReadKind.UserById;
-
-    public Transport Transport => Transport.Postgres;
-
-    public SimulatedDevice DeviceFor(long sequence) => sampling.DeviceInOrder(sequence);
-
-    public ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
+    public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
-        var user = new UserNo(sampling.UserOf(device));
+        var user = new UserNo(Sampling.UserOf(device));
         return PostgresBaseline.RunAsync(async ct => await store.FindUserAsync(user, ct) is not null, cancellationToken);
     }
 }

@@ -5,18 +5,13 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 
 /// <summary>GET /v1/users/{n}/books/{b}/highlights: first page of a heavy user's highlights in one of their books.</summary>
-public sealed class RestHighlightsByBook(ReadSampling sampling, RestDeviceClient client) : IReadScenario
+public sealed class RestHighlightsByBook(ReadSampling sampling, RestDeviceClient client)
+    : ReadScenario(ReadKind.HighlightsByBook, Transport.Rest, sampling)
 {
-    public ReadKind Read => ReadKind.HighlightsByBook;
-
-    public Transport Transport => Transport.Rest;
-
-    public SimulatedDevice DeviceFor(long sequence) => sampling.RandomDevice(sequence, salt: 12);
-
-    public ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
+    public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
-        var user = sampling.HeavyUserOf(device);
-        var book = sampling.BookOf(device, user);
+        var user = Sampling.HeavyUserOf(device);
+        var book = Sampling.BookOf(device, user);
         return client.GetAsync(
             string.Create(CultureInfo.InvariantCulture, $"/v1/users/{user.UserNo}/books/{book}/highlights"), user.UserNo, device, cancellationToken);
     }
