@@ -4,8 +4,11 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 using Microsoft.AspNetCore.Http;
 
+using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
+
 namespace Kobo.Sync.DeviceSimulator.Tests.Devices;
 
+[Collection(EndToEndCollection.Name)]
 public sealed class DeviceRetryTests
 {
     [Fact]

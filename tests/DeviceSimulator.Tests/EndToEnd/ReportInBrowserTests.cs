@@ -6,7 +6,8 @@ using Kobo.Sync.SyncApi.Tests.Support;
 namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 
 /// <summary>The smoke run's HTML report in a real browser: no console errors, its charts drawn, a screenshot kept with the run.</summary>
-public sealed class ReportInBrowserTests(SeededServiceFixture service) : IClassFixture<SeededServiceFixture>
+[Collection(EndToEndCollection.Name)]
+public sealed class ReportInBrowserTests(SeededServiceFixture service)
 {
     [FactWhenChromium]
     public async Task TheSmokeReportOpensInChromiumWithItsChartsDrawnAndNoConsoleErrors()

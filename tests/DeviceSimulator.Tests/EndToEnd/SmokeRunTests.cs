@@ -11,7 +11,8 @@ namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 /// The smoke profile, through the command line, against the real service on a real PostgreSQL
 /// seeded by the simulator: a few seconds, a bounded number of syncs, loopback only.
 /// </summary>
-public sealed class SmokeRunTests(SeededServiceFixture service) : IClassFixture<SeededServiceFixture>, IDisposable
+[Collection(EndToEndCollection.Name)]
+public sealed class SmokeRunTests(SeededServiceFixture service) : IDisposable
 {
     private readonly string _results = Path.Combine(Path.GetTempPath(), $"kobo-sim-results-{Guid.NewGuid():N}");
 

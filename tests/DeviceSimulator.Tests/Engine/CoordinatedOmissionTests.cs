@@ -2,8 +2,11 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 using Microsoft.AspNetCore.Http;
 
+using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
+
 namespace Kobo.Sync.DeviceSimulator.Tests.Engine;
 
+[Collection(EndToEndCollection.Name)]
 public sealed class CoordinatedOmissionTests
 {
     [Fact]

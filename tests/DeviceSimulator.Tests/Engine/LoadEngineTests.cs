@@ -4,9 +4,12 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 
+using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
+
 namespace Kobo.Sync.DeviceSimulator.Tests.Engine;
 
 /// <summary>The engine on a manual clock: time moves only when the test says, so latencies are exact.</summary>
+[Collection(EndToEndCollection.Name)]
 public sealed class LoadEngineTests
 {
     [Fact]

@@ -7,7 +7,7 @@ public sealed class LoadProfileTests : IDisposable
 {
     private readonly string _path = Path.Combine(Path.GetTempPath(), $"kobo-sim-profile-{Guid.NewGuid():N}.json");
 
-    public static TheoryData<string> ShippedProfiles() => new(["smoke", "local", "budget-arm", "high-perf", "spike"]);
+    public static TheoryData<string> ShippedProfiles() => new(["local", "budget-arm", "high-perf", "spike"]);
 
     [Theory]
     [MemberData(nameof(ShippedProfiles))]
@@ -25,6 +25,9 @@ public sealed class LoadProfileTests : IDisposable
     public void TheSmokeProfileStaysShortEnoughForTheTestSuite()
     {
         var profile = LoadProfile.Load(RepositoryRoot.Profile("smoke"));
+
+        Assert.Equal(0.1, profile.Thresholds.FailedSyncPercent);
+        Assert.InRange(profile.Thresholds.P99Ms, 200, 1_000);
 
         Assert.All(profile.Scenarios, s => Assert.True(s.Steps.Sum(step => step.DurationSeconds * Math.Max(step.Rate, step.RampTo ?? 0)) <= 100));
         Assert.Equal(9, profile.Scenarios.Count); // three reads, each over REST, gRPC and raw PostgreSQL
