@@ -5,7 +5,11 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 using Kobo.Sync.SyncApi.Grpc.Wire.Client;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
 using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios;
@@ -26,6 +30,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private HttpClient? _rest;
     private HttpClient? _grpc;
     private NpgsqlDataSource? _postgres;
+    private PostgresDeviceReadStore? _store;
 
     public ScenarioCatalog(ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections)
     {
@@ -88,7 +93,14 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     {
         var connectionString = _endpoints.Postgres ?? throw new MissingEndpointException("--postgres");
         _postgres ??= StorageDataSource.Create(connectionString);
-        return new PostgresDeviceReadStore(_postgres);
+        // The service's own read path with its default settings (statement coalescing, storage
+        // pipelines), so the baseline differs from the service by exactly the service's front.
+        return _store ??= new PostgresDeviceReadStore(
+            new ReadCoalescer(_postgres, new ReadCoalescingOptions()),
+            new StoragePipelines(
+                Options.Create(new ResilienceOptions()),
+                new LoggingResilienceEvents(NullLogger<LoggingResilienceEvents>.Instance),
+                TimeProvider.System));
     }
 }
 
