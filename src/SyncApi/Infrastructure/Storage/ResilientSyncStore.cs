@@ -1,0 +1,61 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+/// <summary>
+/// Runs every device-sync call in its storage pipeline, as the reads run: bounded by the request's
+/// budget and cut off by the circuit, so a database outage answers 503 with <c>Retry-After</c>
+/// (gRPC <c>UNAVAILABLE</c>) instead of an error or a hang. Retries only where a replay is provably
+/// harmless: reads, the device's position (an upsert of the same row) and a revocation (which keeps
+/// the first revocation time). A push is not retried here: its decision runs inside the store's
+/// transaction, and the device's own retry of the batch is the replay that is safe (idempotent by
+/// highlight id). Granting a book is a plain write.
+/// </summary>
+public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines pipelines) : ISyncStore
+{
+    public Task<bool> ApplyAsync(
+        UserNo user,
+        IReadOnlyCollection<HighlightId> ids,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.Write, (store, user, ids, decide),
+            static (s, ct) => s.store.ApplyAsync(s.user, s.ids, s.decide, ct),
+            cancellationToken);
+
+    public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.RangeRead, (store, user, after, limit),
+            static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, ct),
+            cancellationToken);
+
+    public Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.Write, (store, user, book, owned),
+            static (s, ct) => s.store.SetOwnershipAsync(s.user, s.book, s.owned, ct),
+            cancellationToken);
+
+    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq),
+            static async (s, ct) =>
+            {
+                await s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, ct).ConfigureAwait(false);
+                return true;
+            },
+            cancellationToken);
+
+    public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.RangeRead, (store, user),
+            static (s, ct) => s.store.ListDevicesAsync(s.user, ct),
+            cancellationToken);
+
+    public Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.IdempotentWrite, (store, user, deviceId),
+            static (s, ct) => s.store.RevokeDeviceAsync(s.user, s.deviceId, ct),
+            cancellationToken);
+}
