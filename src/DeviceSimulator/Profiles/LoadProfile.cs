@@ -108,9 +108,9 @@ public sealed record LoadProfile
                 yield return $"scenario {scenario.Name}: pageSize must be 1 to 1000 and pushBatch 0 to 500";
             }
 
-            if (scenario.Transport != Transport.Rest && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm)
+            if (scenario.Transport == Transport.Postgres && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm)
             {
-                yield return $"scenario {scenario.Name}: device sync runs over rest";
+                yield return $"scenario {scenario.Name}: device sync runs over rest or grpc";
             }
 
             foreach (var step in scenario.Steps)

@@ -58,7 +58,9 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         (ReadKind.HighlightsByBook, Transport.Postgres) => new PostgresHighlightsByBook(_sampling, Store()),
         (ReadKind.UserById, Transport.Postgres) => new PostgresUserById(_sampling, Store()),
         (ReadKind.SyncSession, Transport.Rest) => new DeviceSyncSessionScenario(_sampling, RestSync(), load, _device, _seed),
+        (ReadKind.SyncSession, Transport.Grpc) => new DeviceSyncSessionScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device, _seed),
         (ReadKind.FirstSyncStorm, Transport.Rest) => new FirstSyncStormScenario(_sampling, RestSync(), load, _device),
+        (ReadKind.FirstSyncStorm, Transport.Grpc) => new FirstSyncStormScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device),
         _ => throw new ArgumentOutOfRangeException(nameof(load), load.Name, "No such scenario."),
     };
 

@@ -1,16 +1,17 @@
+using System.Globalization;
 using System.Net.Http.Headers;
-using System.Text;
 using System.Text.Json;
 using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 
-/// <summary>A page of a pull as the device keeps it: how many changes, the token to send next, whether more wait.</summary>
-public sealed record PulledPage(int Changes, string SyncToken, bool HasMore);
-
 /// <summary>A device's device-sync calls over REST: <c>GET</c> and <c>POST /v1/users/{n}/changes</c>, with the device's own token.</summary>
-public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens)
+public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens) : ISyncClient
 {
+    public Transport Transport => Transport.Rest;
+
     public async ValueTask<(SyncAttempt Attempt, PulledPage? Page)> PullAsync(
         long userNo, string? since, int pageSize, SimulatedDevice device, CancellationToken cancellationToken)
     {
@@ -36,13 +37,12 @@ public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens)
         return (attempt, new PulledPage(changes.GetArrayLength(), syncToken, hasMore.GetBoolean()));
     }
 
-    /// <summary>Pushes a batch; the ids the service gave each change, or a failed attempt when a change was not stored.</summary>
     public async ValueTask<(SyncAttempt Attempt, IReadOnlyList<string>? Ids)> PushAsync(
-        long userNo, string changesJson, SimulatedDevice device, CancellationToken cancellationToken)
+        long userNo, IReadOnlyList<NewHighlight> batch, SimulatedDevice device, CancellationToken cancellationToken)
     {
         using var request = new HttpRequestMessage(HttpMethod.Post, FormattableString.Invariant($"/v1/users/{userNo}/changes"))
         {
-            Content = new StringContent(changesJson, Encoding.UTF8, "application/json"),
+            Content = new ByteArrayContent(Body(batch)) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } },
         };
         var (attempt, body) = await SendAsync(request, userNo, device, cancellationToken);
         if (body is null)
@@ -65,6 +65,34 @@ public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens)
         }
 
         return (attempt, ids);
+    }
+
+    private static byte[] Body(IReadOnlyList<NewHighlight> batch)
+    {
+        using var buffer = new MemoryStream();
+        using (var json = new Utf8JsonWriter(buffer))
+        {
+            json.WriteStartObject();
+            json.WriteStartArray("changes");
+            foreach (var h in batch)
+            {
+                json.WriteStartObject();
+                json.WriteString("op", "upsert");
+                json.WriteString("bookNo", h.BookNo.ToString(CultureInfo.InvariantCulture));
+                json.WriteString("key", h.Key);
+                json.WriteString("text", h.Text);
+                json.WriteNumber("start", h.Start);
+                json.WriteNumber("length", h.Length);
+                json.WriteString("color", h.Color);
+                json.WriteString("modifiedAt", h.ModifiedAt);
+                json.WriteEndObject();
+            }
+
+            json.WriteEndArray();
+            json.WriteEndObject();
+        }
+
+        return buffer.ToArray();
     }
 
     private async ValueTask<(SyncAttempt Attempt, JsonDocument? Body)> SendAsync(

@@ -1,16 +1,13 @@
 using System.Globalization;
-using System.Text;
-using System.Text.Json;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
-using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 using Kobo.Sync.Domain.Ids;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
 /// <summary>
-/// A full device sync session over REST, as an e-reader makes it: pull every page since its token,
+/// A full device sync session (REST or gRPC), as an e-reader makes it: pull every page since its token,
 /// push a small batch of new highlights (what the reader did offline), pull again from the token the
 /// first pull ended with (which brings its own pushes back). The simulator keeps nothing per device,
 /// so a device's starting token is derived, not stored: none, the first sync of a new device, of a
@@ -22,7 +19,7 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
 {
     private static readonly string[] Colors = ["yellow", "pink", "blue", "green"];
     private readonly ReadSampling _sampling;
-    private readonly RestSyncClient _client;
+    private readonly ISyncClient _client;
     private readonly ScenarioLoad _load;
     private readonly DeviceBehaviour _device;
     private readonly int _seed;
@@ -30,7 +27,7 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
     private readonly ScenarioStats _push;
     private readonly ScenarioStats _pullAgain;
 
-    public DeviceSyncSessionScenario(ReadSampling sampling, RestSyncClient client, ScenarioLoad load, DeviceBehaviour device, int seed)
+    public DeviceSyncSessionScenario(ReadSampling sampling, ISyncClient client, ScenarioLoad load, DeviceBehaviour device, int seed)
     {
         _sampling = sampling;
         _client = client;
@@ -47,13 +44,18 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
 
     public ReadKind Read => ReadKind.SyncSession;
 
-    public Transport Transport => Transport.Rest;
+    public Transport Transport => _client.Transport;
 
     public IReadOnlyList<ScenarioStats> StepStats => [_pull, _push, _pullAgain];
 
-    public SimulatedDevice DeviceFor(long sequence) => _sampling.RandomDevice(sequence, salt: 21);
+    private char Initial => Transport == Transport.Grpc ? 'g' : 'r';
 
-    /// <summary>The key of the <paramref name="index"/>-th highlight pushed by a device in a session (<paramref name="session"/>: its sequence, or <c>w</c> in warm-up).</summary>
+    public SimulatedDevice DeviceFor(long sequence) => _sampling.RandomDevice(sequence, salt: 21 + (int)Transport);
+
+    /// <summary>
+    /// The key of the <paramref name="index"/>-th highlight pushed by a device in a session
+    /// (<paramref name="session"/>: the transport's initial and the session's sequence, or <c>w</c> in warm-up).
+    /// </summary>
     public static string KeyOf(int seed, SimulatedDevice device, string session, int index) =>
         string.Create(CultureInfo.InvariantCulture, $"sim{seed}-{device.Number}-{session}-{index}");
 
@@ -62,7 +64,7 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
 
     public ValueTask<(SyncAttempt Outcome, int Attempts)> SessionAsync(
         SimulatedDevice device, long sequence, int second, DeviceRetryPipeline steps, CancellationToken cancellationToken) =>
-        RunAsync(device, sequence.ToString(CultureInfo.InvariantCulture), new SessionSteps(steps, _device, second), record: true, cancellationToken);
+        RunAsync(device, string.Create(CultureInfo.InvariantCulture, $"{Initial}{sequence}"), new SessionSteps(steps, _device, second), record: true, cancellationToken);
 
     private async ValueTask<(SyncAttempt Outcome, int Attempts)> RunAsync(
         SimulatedDevice device, string session, SessionSteps steps, bool record, CancellationToken cancellationToken)
@@ -75,14 +77,13 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
             return (outcome, steps.Attempts);
         }
 
-        var expected = new List<string>(_load.PushBatch);
-        var body = Batch(user, device, session, expected);
+        var (batch, expected) = Batch(user, device, session);
         IReadOnlyList<string>? ids = null;
         outcome = await steps.RunAsync(
             record ? _push : null,
             async ct =>
             {
-                var (attempt, stored) = await _client.PushAsync(user, body, device, ct);
+                var (attempt, stored) = await _client.PushAsync(user, batch, device, ct);
                 ids = stored;
                 return attempt;
             },
@@ -102,35 +103,26 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
         return (outcome, steps.Attempts);
     }
 
-    private string Batch(long userNo, SimulatedDevice device, string session, List<string> expectedIds)
+    private (List<NewHighlight> Batch, List<string> Ids) Batch(long userNo, SimulatedDevice device, string session)
     {
         var now = DateTimeOffset.UtcNow;
-        using var buffer = new MemoryStream();
-        using (var json = new Utf8JsonWriter(buffer))
+        var batch = new List<NewHighlight>(_load.PushBatch);
+        var ids = new List<string>(_load.PushBatch);
+        for (var i = 0; i < _load.PushBatch; i++)
         {
-            json.WriteStartObject();
-            json.WriteStartArray("changes");
-            for (var i = 0; i < _load.PushBatch; i++)
-            {
-                var book = new BookNo(device.Pick(Books, salt: 100 + i) + 1);
-                var key = HighlightKey.Parse(KeyOf(_seed, device, session, i));
-                expectedIds.Add(new HighlightId(new UserNo(userNo), book, key).ToString());
-                json.WriteStartObject();
-                json.WriteString("op", "upsert");
-                json.WriteString("bookNo", book.ToString());
-                json.WriteString("key", key.Value);
-                json.WriteString("text", string.Create(CultureInfo.InvariantCulture, $"Highlight {i} of session {session} on device {device.DeviceId}"));
-                json.WriteNumber("start", device.Pick(10_000, salt: 200 + i));
-                json.WriteNumber("length", 1 + device.Pick(200, salt: 300 + i));
-                json.WriteString("color", Colors[device.Pick(Colors.Length, salt: 400 + i)]);
-                json.WriteString("modifiedAt", now);
-                json.WriteEndObject();
-            }
-
-            json.WriteEndArray();
-            json.WriteEndObject();
+            var book = new BookNo(device.Pick(Books, salt: 100 + i) + 1);
+            var key = HighlightKey.Parse(KeyOf(_seed, device, session, i));
+            ids.Add(new HighlightId(new UserNo(userNo), book, key).ToString());
+            batch.Add(new NewHighlight(
+                book.Value,
+                key.Value,
+                string.Create(CultureInfo.InvariantCulture, $"Highlight {i} of session {session} on device {device.DeviceId}"),
+                device.Pick(10_000, salt: 200 + i),
+                1 + device.Pick(200, salt: 300 + i),
+                Colors[device.Pick(Colors.Length, salt: 400 + i)],
+                now));
         }
 
-        return Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length);
+        return (batch, ids);
     }
 }

@@ -1,24 +1,23 @@
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
-using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
 /// <summary>
-/// Many new devices doing their first full sync at once (a launch, a firmware update that resets
+/// Many new devices doing their first full sync at once, over REST or gRPC (a launch, a firmware update that resets
 /// devices): each sync is a device never seen before (the devices in order, so no device repeats
 /// within a run) pulling every page of its user's changes with no token, until <c>hasMore</c> is
 /// false. Its step statistics count every page and the changes received.
 /// </summary>
-public sealed class FirstSyncStormScenario(ReadSampling sampling, RestSyncClient client, ScenarioLoad load, DeviceBehaviour behaviour)
+public sealed class FirstSyncStormScenario(ReadSampling sampling, ISyncClient client, ScenarioLoad load, DeviceBehaviour behaviour)
     : ISyncSessionScenario
 {
     private readonly ScenarioStats _pages = new($"{load.Name}/page");
 
     public ReadKind Read => ReadKind.FirstSyncStorm;
 
-    public Transport Transport => Transport.Rest;
+    public Transport Transport => client.Transport;
 
     public IReadOnlyList<ScenarioStats> StepStats => [_pages];
 

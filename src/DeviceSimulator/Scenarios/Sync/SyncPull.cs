@@ -1,6 +1,5 @@
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Engine;
-using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
@@ -8,7 +7,7 @@ namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 internal static class SyncPull
 {
     public static async ValueTask<(SyncAttempt Outcome, string? Token)> AllPagesAsync(
-        SessionSteps steps, ScenarioStats? stats, RestSyncClient client, long userNo, string? since, int pageSize,
+        SessionSteps steps, ScenarioStats? stats, ISyncClient client, long userNo, string? since, int pageSize,
         SimulatedDevice device, CancellationToken cancellationToken)
     {
         var token = since;
