@@ -27,7 +27,7 @@ public sealed class LoadProfileTests : IDisposable
         var profile = LoadProfile.Load(RepositoryRoot.Profile("smoke"));
 
         Assert.Equal(0.1, profile.Thresholds.FailedSyncPercent);
-        Assert.InRange(profile.Thresholds.P99Ms, 200, 1_000);
+        Assert.InRange(profile.Thresholds.P99Ms, 200, 5_000); // a path check in the suite; the SLA is gated by the other profiles
 
         Assert.All(profile.Scenarios, s => Assert.True(s.Steps.Sum(step => step.DurationSeconds * Math.Max(step.Rate, step.RampTo ?? 0)) <= 100));
         Assert.Equal(9, profile.Scenarios.Count); // three reads, each over REST, gRPC and raw PostgreSQL
