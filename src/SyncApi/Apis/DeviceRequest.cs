@@ -10,7 +10,7 @@ internal static class DeviceRequest
     public static DeviceCaller Caller(this HttpContext context) => DeviceAuthentication.ToCaller(context.User);
 
     /// <summary>The <c>pageSize</c> query value; null when absent (the default applies).</summary>
-    public static int? PageSize(string? text)
+    public static int? PageSize(string? text, int max = DeviceReads.MaxPageSize)
     {
         if (string.IsNullOrEmpty(text))
         {
@@ -20,6 +20,6 @@ internal static class DeviceRequest
         return int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var size)
             ? size
             : throw new InvalidRequestException(
-                "pageSize", $"pageSize must be a whole number from 1 to {DeviceReads.MaxPageSize}.");
+                "pageSize", $"pageSize must be a whole number from 1 to {max}.");
     }
 }

@@ -1,7 +1,10 @@
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Apis;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
@@ -19,10 +22,21 @@ public static class DeviceApiExtensions
             .ValidateOnStart();
         builder.Services.AddSingleton(PageCursorsFactory.Create);
         builder.Services.AddSingleton<DeviceReads>();
+        builder.Services.AddOptions<SyncOptions>()
+            .Bind(builder.Configuration.GetSection(SyncOptions.SectionName))
+            .ValidateDataAnnotations()
+            .ValidateOnStart();
+        builder.Services.AddSingleton(SyncTokensFactory.Create);
+        builder.Services.AddSingleton(SyncTokensFactory.Settings);
+        builder.Services.TryAddSingleton(TimeProvider.System);
+        builder.Services.AddSingleton<DeviceSync>();
 
         builder.Services.AddExceptionHandler<RequestRejectedProblemHandler>();
         builder.Services.ConfigureHttpJsonOptions(options =>
-            options.SerializerOptions.TypeInfoResolverChain.Insert(0, DeviceJsonContext.Default));
+        {
+            options.SerializerOptions.TypeInfoResolverChain.Insert(0, DeviceJsonContext.Default);
+            options.SerializerOptions.TypeInfoResolverChain.Insert(1, SyncJsonContext.Default);
+        });
         builder.Services.AddOpenApi();
         return builder;
     }
@@ -31,6 +45,8 @@ public static class DeviceApiExtensions
     {
         app.MapOpenApi(OpenApiPath);
         app.MapUsersApi();
+        app.MapChangesApi();
+        app.MapDevicesApi();
         return app;
     }
 }

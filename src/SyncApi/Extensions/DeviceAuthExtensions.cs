@@ -1,6 +1,8 @@
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authorization;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
@@ -17,6 +19,8 @@ public static class DeviceAuthExtensions
             .ValidateOnStart();
         builder.Services.AddSingleton<DeviceTokenKeys>();
         builder.Services.AddSingleton<ValidatedTokenCache>();
+        builder.Services.TryAddSingleton<DeviceRevocationList>();
+        builder.Services.AddSingleton<IRevokedDevices>(services => services.GetRequiredService<DeviceRevocationList>());
 
         builder.Services.AddAuthentication(DeviceAuthentication.Scheme)
             .AddScheme<AuthenticationSchemeOptions, DeviceTokenHandler>(DeviceAuthentication.Scheme, null);

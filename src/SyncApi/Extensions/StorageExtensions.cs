@@ -1,7 +1,10 @@
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
@@ -42,7 +45,14 @@ public static class StorageExtensions
             sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
             sp.GetService<SyncMetrics>()));
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
+        services.AddSingleton<ISyncStore, PostgresSyncStore>();
         services.AddHostedService<StorageStartup>();
+        services.AddSingleton<TombstonePurge>();
+        services.TryAddSingleton(TimeProvider.System);
+        services.AddHostedService<TombstonePurgeService>();
+        // The list authentication checks; filled from the store even where device auth is not added.
+        services.TryAddSingleton<DeviceRevocationList>();
+        services.AddHostedService<DeviceRevocationRefresher>();
 
         services.AddHealthChecks().AddCheck<StorageHealthCheck>("storage", tags: [ServiceDefaultsExtensions.ReadyTag]);
         return builder;

@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
@@ -16,6 +17,9 @@ internal static class SyncGrpcErrors
         InvalidRequestException invalid => new RpcException(StatusCode.InvalidArgument, $"{invalid.Field}: {invalid.Message}"),
         ResourceNotFoundException notFound => new RpcException(StatusCode.NotFound, notFound.Message),
         AccessDeniedException denied => new RpcException(StatusCode.PermissionDenied, denied.Message),
+        // Not RESOURCE_EXHAUSTED: clients retry that one, and the same batch would fail again.
+        BatchTooLargeException tooLarge => new RpcException(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}"),
+        SyncTokenExpiredException expired => new RpcException(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}"),
         StorageUnavailableException unavailable => new RpcException(
             StatusCode.Unavailable, unavailable.Message, [RetryAdvice.GrpcTrailer(unavailable.RetryAfter)]),
         _ => null,

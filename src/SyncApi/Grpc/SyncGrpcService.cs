@@ -1,8 +1,10 @@
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Authentication;
 
@@ -12,7 +14,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// <c>kobo.sync.v1.SyncService</c>: authenticate the device, call <see cref="DeviceReads"/> (shared
 /// with REST), map the result to the contract's messages. Rejections are mapped in <see cref="SyncGrpcErrors"/>.
 /// </summary>
-internal sealed class SyncGrpcService(DeviceReads reads, SyncMetrics metrics)
+internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMetrics metrics)
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
     internal const string MissingTokenMessage = "A bearer token is required in the authorization metadata.";
@@ -25,6 +27,14 @@ internal sealed class SyncGrpcService(DeviceReads reads, SyncMetrics metrics)
             ServiceName, "ListUserHighlights", ListUserHighlightsRequest.Parser, (request, call) => For(call).ListUserHighlightsAsync(request, call));
         endpoints.MapGrpcUnary<ListBookHighlightsRequest, V1.HighlightPage>(
             ServiceName, "ListBookHighlights", ListBookHighlightsRequest.Parser, (request, call) => For(call).ListBookHighlightsAsync(request, call));
+        endpoints.MapGrpcUnary<PushChangesRequest, PushChangesResponse>(
+            ServiceName, "PushChanges", PushChangesRequest.Parser, (request, call) => For(call).PushChangesAsync(request, call));
+        endpoints.MapGrpcUnary<PullChangesRequest, PullChangesResponse>(
+            ServiceName, "PullChanges", PullChangesRequest.Parser, (request, call) => For(call).PullChangesAsync(request, call));
+        endpoints.MapGrpcUnary<ListDevicesRequest, ListDevicesResponse>(
+            ServiceName, "ListDevices", ListDevicesRequest.Parser, (request, call) => For(call).ListDevicesAsync(request, call));
+        endpoints.MapGrpcUnary<RevokeDeviceRequest, RevokeDeviceResponse>(
+            ServiceName, "RevokeDevice", RevokeDeviceRequest.Parser, (request, call) => For(call).RevokeDeviceAsync(request, call));
     }
 
     public async Task<User> GetUserAsync(GetUserRequest request, GrpcCallContext call)
@@ -57,6 +67,37 @@ internal sealed class SyncGrpcService(DeviceReads reads, SyncMetrics metrics)
             PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
         metrics.RecordHighlightsPage("ListBookHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
+    }
+
+    public async Task<PushChangesResponse> PushChangesAsync(PushChangesRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        var results = await sync.PushAsync(
+            caller, RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), call.CancellationToken);
+        metrics.RecordPushResults(results);
+        return SyncGrpcChanges.ToMessage(results);
+    }
+
+    public async Task<PullChangesResponse> PullChangesAsync(PullChangesRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        var page = await sync.PullAsync(
+            caller, RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize), call.CancellationToken);
+        return SyncGrpcChanges.ToMessage(page);
+    }
+
+    public async Task<ListDevicesResponse> ListDevicesAsync(ListDevicesRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        var list = await sync.ListDevicesAsync(caller, RequestIds.User(request.UserNo), call.CancellationToken);
+        return SyncGrpcChanges.ToMessage(list);
+    }
+
+    public async Task<RevokeDeviceResponse> RevokeDeviceAsync(RevokeDeviceRequest request, GrpcCallContext call)
+    {
+        var caller = await AuthenticateAsync(call);
+        await sync.RevokeDeviceAsync(caller, RequestIds.User(request.UserNo), request.DeviceId, call.CancellationToken);
+        return new RevokeDeviceResponse();
     }
 
     // Built per call from the request's services, so the endpoints map before storage is registered.

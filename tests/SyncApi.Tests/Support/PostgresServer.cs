@@ -63,17 +63,24 @@ public static class PostgresServer
     {
         foreach (var dir in Directory.EnumerateDirectories(Path.GetTempPath(), ScratchPrefix + "*"))
         {
-            if (Directory.GetLastWriteTimeUtc(dir) > DateTime.UtcNow.AddMinutes(-1))
+            try
             {
-                continue;
-            }
+                if (Directory.GetLastWriteTimeUtc(dir) > DateTime.UtcNow.AddMinutes(-1))
+                {
+                    continue;
+                }
 
-            var live = Directory.EnumerateDirectories(dir)
-                .Select(PostmasterPidFile.TryRead)
-                .Any(pid => pid is not null && NativeMethods.IsAlive(pid.Pid));
-            if (!live)
+                var live = Directory.EnumerateDirectories(dir)
+                    .Select(PostmasterPidFile.TryRead)
+                    .Any(pid => pid is not null && NativeMethods.IsAlive(pid.Pid));
+                if (!live)
+                {
+                    TryDelete(dir);
+                }
+            }
+            catch (IOException)
             {
-                TryDelete(dir);
+                // Another run swept the same leftover first (DirectoryNotFoundException is an IOException).
             }
         }
     }

@@ -15,6 +15,15 @@ public static class DeviceAuthentication
     /// <summary>The device the token was issued to.</summary>
     public const string DeviceClaim = "did";
 
+    /// <summary>When the token was issued (seconds since the epoch), when it says.</summary>
+    public const string IssuedAtClaim = "iat";
+
+    /// <summary>The token's issue time, or null when it did not say.</summary>
+    public static DateTimeOffset? IssuedAt(ClaimsPrincipal principal) =>
+        long.TryParse(principal.FindFirst(IssuedAtClaim)?.Value, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var seconds)
+            ? DateTimeOffset.FromUnixTimeSeconds(seconds)
+            : null;
+
     /// <summary>The caller of an authenticated principal built by <see cref="DeviceTokenHandler"/>.</summary>
     public static DeviceCaller ToCaller(ClaimsPrincipal principal)
     {

@@ -22,6 +22,7 @@ internal sealed class DeviceTokenHandler(
     UrlEncoder encoder,
     DeviceTokenKeys keys,
     ValidatedTokenCache cache,
+    DeviceRevocationList revocations,
     IProblemDetailsService problems)
     : AuthenticationHandler<AuthenticationSchemeOptions>(options, logger, encoder)
 {
@@ -45,7 +46,7 @@ internal sealed class DeviceTokenHandler(
         var now = TimeProvider.GetUtcNow();
         if (cache.TryGet(token, now, out var cached))
         {
-            return Success(cached);
+            return Checked(cached);
         }
 
         var result = await Tokens.ValidateTokenAsync(token, keys.Validation);
@@ -63,13 +64,29 @@ internal sealed class DeviceTokenHandler(
                 "The token lacks a valid 'sub' (user number) or 'did' (device id, 1-128 characters) claim.");
         }
 
-        var principal = new ClaimsPrincipal(new ClaimsIdentity(
-            [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)],
-            DeviceAuthentication.Scheme,
-            DeviceAuthentication.UserClaim,
-            null));
+        List<Claim> claims = [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)];
+        if (result.SecurityToken is JsonWebToken { IssuedAt: var issuedAt } && issuedAt != DateTime.MinValue)
+        {
+            claims.Add(new Claim(DeviceAuthentication.IssuedAtClaim, EpochTime.GetIntDate(issuedAt).ToString(System.Globalization.CultureInfo.InvariantCulture)));
+        }
+
+        var principal = new ClaimsPrincipal(new ClaimsIdentity(claims, DeviceAuthentication.Scheme, DeviceAuthentication.UserClaim, null));
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
-        return Success(principal);
+        return Checked(principal);
+    }
+
+    // Revocation is checked on every request, cached tokens included, so it applies at once.
+    private AuthenticateResult Checked(ClaimsPrincipal principal)
+    {
+        if (revocations.IsEmpty)
+        {
+            return Success(principal);
+        }
+
+        var caller = DeviceAuthentication.ToCaller(principal);
+        return revocations.IsRevoked(caller.User, caller.DeviceId, DeviceAuthentication.IssuedAt(principal))
+            ? AuthenticateResult.Fail("This device has been revoked; enrol it again for a new token.")
+            : Success(principal);
     }
 
     protected override async Task HandleChallengeAsync(AuthenticationProperties properties)

@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Mvc;
@@ -28,6 +29,8 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             InvalidRequestException invalid => Problem(StatusCodes.Status400BadRequest, "Invalid request", invalid.Message, invalid.Field),
             ResourceNotFoundException notFound => Problem(StatusCodes.Status404NotFound, "Not found", notFound.Message),
             AccessDeniedException denied => Problem(StatusCodes.Status403Forbidden, "Forbidden", denied.Message),
+            BatchTooLargeException tooLarge => Problem(StatusCodes.Status413PayloadTooLarge, "Batch too large", tooLarge.Message, BatchTooLargeException.Field),
+            SyncTokenExpiredException expired => Problem(StatusCodes.Status410Gone, "Sync token expired", expired.Message, SyncTokens.Field),
             BadHttpRequestException bad => Problem(bad.StatusCode, "Bad request", bad.Message),
             StorageUnavailableException unavailable => Unavailable(httpContext, unavailable),
             _ => null,

@@ -3,7 +3,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
 /// <summary>Resilience events as log lines and as counts in the service's meter (when there is one).</summary>
-internal sealed partial class LoggingResilienceEvents(ILogger<LoggingResilienceEvents> logger, SyncMetrics? metrics = null) : IResilienceEvents
+public sealed partial class LoggingResilienceEvents(ILogger<LoggingResilienceEvents> logger, SyncMetrics? metrics = null) : IResilienceEvents
 {
     /// <summary>The circuit is shared by every storage pipeline; its events carry this pipeline label.</summary>
     public const string BreakerPipeline = "storage";

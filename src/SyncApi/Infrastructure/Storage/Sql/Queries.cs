@@ -12,7 +12,9 @@ internal static class Queries
     /// has nothing in the range. The inner query is a primary key range scan bounded on both sides;
     /// the user_no filter guards against a range that strays outside the user's prefix, and its
     /// reference to u makes the join a nested loop over the single user row, so rows come out in
-    /// the inner scan's id order with no Sort on top.
+    /// the inner scan's id order with no Sort on top. It is written <c>user_no + 0</c> so that it stays a
+    /// filter: the sync feed's index (user_no, seq, id) would otherwise tempt the planner into reading
+    /// all of a user's rows and sorting them. Tombstones (deleted_at set) are sync's, not the reads'.
     /// Columns: id, book_no, text, start, length, color, note, created_at, modified_at.
     /// </summary>
     public const string ListHighlights = """
@@ -21,7 +23,7 @@ internal static class Queries
         LEFT JOIN LATERAL (
             SELECT id, book_no, text, start, length, color, note, created_at, modified_at
             FROM highlights
-            WHERE id > $2 AND id < $3 AND user_no = u.user_no
+            WHERE id > $2 AND id < $3 AND user_no + 0 = u.user_no AND deleted_at IS NULL
             ORDER BY id
             LIMIT $4
         ) h ON true

@@ -1,0 +1,129 @@
+using System.CommandLine;
+using System.Diagnostics;
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Gate;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Scenarios;
+using Kobo.Sync.DeviceSimulator.Seeding;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
+
+namespace Kobo.Sync.DeviceSimulator.Cli;
+
+/// <summary><c>run</c>: replays a profile's device syncs, writes the reports, and exits non-zero when a threshold fails.</summary>
+internal static class RunCommand
+{
+    public const int UsageExitCode = 2;
+
+    public static Command Create()
+    {
+        var profile = new Option<string>("--profile") { Description = "Load profile (JSON), e.g. load/profiles/smoke.json.", Required = true };
+        var rest = new Option<string?>("--rest") { Description = "The service's REST address, e.g. http://127.0.0.1:5080." };
+        var grpc = new Option<string?>("--grpc") { Description = "The service's gRPC address, e.g. http://127.0.0.1:5081." };
+        var postgres = new Option<string?>("--postgres") { Description = "Npgsql connection string for the raw-PostgreSQL baseline scenarios." };
+        var signingKey = new Option<string?>("--signing-key") { Description = "The service's Auth:SigningKey (default: $KOBO_SIM_SIGNING_KEY)." };
+        var issuer = new Option<string>("--issuer") { DefaultValueFactory = _ => "kobo-sync" };
+        var audience = new Option<string>("--audience") { DefaultValueFactory = _ => "kobo-devices" };
+        var heaviest = new Option<string?>("--heaviest") { Description = "The seed's heaviest-users list (for the highlight reads)." };
+        var users = new Option<long?>("--users") { Description = "Users in the data set (default: from the heaviest-users list)." };
+        var shard = new Option<string>("--shard") { Description = "This process's share of the devices and of the rate, as i/n.", DefaultValueFactory = _ => "1/1" };
+        var output = new Option<string?>("--out") { Description = "Results folder (default: load/results/<UTC timestamp>)." };
+        var p99 = new Option<double?>("--p99-ms") { Description = "Override the profile's p99 threshold (ms)." };
+
+        var command = new Command("run", "Replay a profile's device syncs against the service (and PostgreSQL), report, and gate on the SLA.")
+        {
+            profile, rest, grpc, postgres, signingKey, issuer, audience, heaviest, users, shard, output, p99,
+        };
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            LoadProfile loaded;
+            RunSettings settings;
+            try
+            {
+                loaded = LoadProfile.Load(parse.GetValue(profile)!);
+                if (parse.GetValue(p99) is { } limit)
+                {
+                    loaded = loaded with { Thresholds = loaded.Thresholds with { P99Ms = limit } };
+                }
+
+                if (!Shard.TryParse(parse.GetValue(shard), out var part))
+                {
+                    throw new ProfileException("--shard must be i/n with 1 <= i <= n.");
+                }
+
+                var key = parse.GetValue(signingKey) ?? Environment.GetEnvironmentVariable("KOBO_SIM_SIGNING_KEY");
+                var needsService = loaded.Scenarios.Any(s => s.Transport != Transport.Postgres);
+                if (needsService && (key is null || key.Length < 32))
+                {
+                    throw new ProfileException("The service scenarios need the service's signing key (at least 32 bytes): --signing-key or KOBO_SIM_SIGNING_KEY.");
+                }
+
+                var heavy = parse.GetValue(heaviest) is { } path ? HeaviestUsersFile.Read(path) : [];
+                settings = new RunSettings
+                {
+                    Endpoints = new Endpoints(Address(parse.GetValue(rest), "--rest"), Address(parse.GetValue(grpc), "--grpc"), parse.GetValue(postgres)),
+                    Tokens = new DeviceTokenOptions { SigningKey = key ?? new string('x', 32), Issuer = parse.GetValue(issuer)!, Audience = parse.GetValue(audience)! },
+                    HeaviestUsers = heavy,
+                    Users = parse.GetValue(users) ?? (parse.GetValue(heaviest) is { } p ? HeaviestUsersFile.ReadUserCount(p) : 0),
+                    Shard = part,
+                };
+                if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read == ReadKind.UserById))
+                {
+                    throw new ProfileException("user-by-id needs the number of users: --users, or --heaviest from the seed.");
+                }
+
+                if (heavy.Count == 0 && loaded.Scenarios.Any(s => s.Read != ReadKind.UserById))
+                {
+                    throw new ProfileException("The highlight reads need the seed's heaviest-users list: --heaviest.");
+                }
+            }
+            catch (Exception exception) when (exception is ProfileException or IOException or FormatException)
+            {
+                await Console.Error.WriteLineAsync($"error: {exception.Message}");
+                return UsageExitCode;
+            }
+
+            RunResult result;
+            try
+            {
+                result = await RunWithProgressAsync(loaded, settings, cancellationToken);
+            }
+            catch (MissingEndpointException exception)
+            {
+                await Console.Error.WriteLineAsync($"error: {exception.Message}");
+                return UsageExitCode;
+            }
+
+            var folder = parse.GetValue(output) ?? ReportWriter.DefaultFolder(Path.Combine("load", "results"), result.Started, settings.Shard.Count > 1 ? $"shard{settings.Shard.Index + 1}of{settings.Shard.Count}" : null);
+            ReportWriter.Write(folder, result);
+            if (result.Generator.Warning is { } warning)
+            {
+                Console.WriteLine($"warning: {warning}");
+            }
+
+            Console.WriteLine($"report: {Path.Combine(folder, "report.html")}");
+            Console.WriteLine(result.Verdict);
+            return result.Passed ? 0 : SlaGate.FailedExitCode;
+        });
+        return command;
+    }
+
+    private static Uri? Address(string? text, string option) =>
+        text is null ? null
+        : Uri.TryCreate(text, UriKind.Absolute, out var uri) && uri.Scheme is "http" or "https" ? uri
+        : throw new ProfileException($"{option} must be an http:// or https:// address, not '{text}'.");
+
+    private static Task<RunResult> RunWithProgressAsync(LoadProfile profile, RunSettings settings, CancellationToken cancellationToken)
+    {
+        LoadEngine? engine = null;
+        var run = SimulationRun.ExecuteAsync(profile, settings, e => engine = e, cancellationToken);
+        var planned = profile.Scenarios.Max(s => ArrivalSchedule.Duration(s.Steps).TotalSeconds);
+        var clock = Stopwatch.StartNew();
+        return LiveProgress.TrackAsync(
+            run, profile.Name, planned,
+            () => (clock.Elapsed.TotalSeconds,
+                $"{clock.Elapsed.TotalSeconds:F0}/{planned:F0} s, {engine?.Completed ?? 0:N0} syncs, {engine?.FailedSyncs ?? 0:N0} failed, {engine?.InFlight ?? 0:N0} in flight"),
+            TimeSpan.FromSeconds(5));
+    }
+}

@@ -1,0 +1,136 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
+
+namespace Kobo.Sync.DeviceSimulator.Engine;
+
+/// <summary>How one sync ended, after the device's retries.</summary>
+public enum SyncOutcome
+{
+    Ok,
+
+    /// <summary>The device gave up (retries exhausted, or an error it does not retry): a failed sync.</summary>
+    Failed,
+}
+
+/// <summary>
+/// The statistics of one scenario during a run: every sync's latency from its intended start, in one
+/// histogram for the whole run and one per second of the run (the timeline), with the counts of
+/// syncs, failures, attempts and retries. Thread-safe; recording takes a short lock.
+/// </summary>
+public sealed class ScenarioStats(string name)
+{
+    private readonly Lock _lock = new();
+    private readonly List<TimelineSecond> _timeline = [];
+
+    public string Name { get; } = name;
+
+    public LatencyHistogram Latency { get; } = new();
+
+    public long Syncs { get; private set; }
+
+    public long Failed { get; private set; }
+
+    public long Attempts { get; private set; }
+
+    public long Retries => Attempts - Syncs;
+
+    /// <summary>Syncs that were meant to start but never did because the run was stopped.</summary>
+    public long Dropped { get; private set; }
+
+    public IReadOnlyList<TimelineSecond> Timeline
+    {
+        get
+        {
+            lock (_lock)
+            {
+                return _timeline.ToList();
+            }
+        }
+    }
+
+    /// <param name="second">Second of the run in which the sync was meant to start.</param>
+    public void Record(int second, TimeSpan latency, SyncOutcome outcome, int attempts)
+    {
+        var micros = Math.Max(0, latency.Ticks / 10);
+        lock (_lock)
+        {
+            Latency.Record(micros);
+            Syncs++;
+            Attempts += attempts;
+            if (outcome == SyncOutcome.Failed)
+            {
+                Failed++;
+            }
+
+            while (_timeline.Count <= second)
+            {
+                _timeline.Add(new TimelineSecond(_timeline.Count));
+            }
+
+            var slot = _timeline[second];
+            slot.Latency.Record(micros);
+            if (outcome == SyncOutcome.Failed)
+            {
+                slot.Failed++;
+            }
+        }
+    }
+
+    public void RecordDropped()
+    {
+        lock (_lock)
+        {
+            Dropped++;
+        }
+    }
+
+    /// <summary>Adds another run's (a shard's) statistics: histograms merge exactly.</summary>
+    public void Add(ScenarioStats other)
+    {
+        lock (_lock)
+        {
+            Latency.Add(other.Latency);
+            Syncs += other.Syncs;
+            Failed += other.Failed;
+            Attempts += other.Attempts;
+            Dropped += other.Dropped;
+            foreach (var second in other.Timeline)
+            {
+                while (_timeline.Count <= second.Second)
+                {
+                    _timeline.Add(new TimelineSecond(_timeline.Count));
+                }
+
+                _timeline[second.Second].Latency.Add(second.Latency);
+                _timeline[second.Second].Failed += second.Failed;
+            }
+        }
+    }
+
+    internal void Restore(long syncs, long failed, long attempts, long dropped)
+    {
+        Syncs = syncs;
+        Failed = failed;
+        Attempts = attempts;
+        Dropped = dropped;
+    }
+
+    internal void RestoreSecond(TimelineSecond second)
+    {
+        while (_timeline.Count <= second.Second)
+        {
+            _timeline.Add(new TimelineSecond(_timeline.Count));
+        }
+
+        _timeline[second.Second] = second;
+    }
+}
+
+/// <summary>The syncs meant to start in one second of the run.</summary>
+public sealed class TimelineSecond(int second)
+{
+    public int Second { get; } = second;
+
+    public LatencyHistogram Latency { get; init; } = new();
+
+    public long Failed { get; set; }
+}

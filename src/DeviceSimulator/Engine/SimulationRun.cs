@@ -1,0 +1,58 @@
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Scenarios;
+using Kobo.Sync.DeviceSimulator.Seeding;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
+
+namespace Kobo.Sync.DeviceSimulator.Engine;
+
+/// <summary>Everything a run needs besides its profile.</summary>
+public sealed record RunSettings
+{
+    public required Endpoints Endpoints { get; init; }
+
+    public required DeviceTokenOptions Tokens { get; init; }
+
+    public IReadOnlyList<HeavyUser> HeaviestUsers { get; init; } = [];
+
+    /// <summary>Users in the data set (user-by-id walks them all).</summary>
+    public long Users { get; init; } = 1;
+
+    public Shard Shard { get; init; } = Shard.Whole;
+}
+
+/// <summary>A run from profile to result: builds the fleet and scenarios, runs the engine, builds the result (gate included).</summary>
+public static class SimulationRun
+{
+    public static async Task<RunResult> ExecuteAsync(
+        LoadProfile profile, RunSettings settings, Action<LoadEngine>? started, CancellationToken cancellationToken)
+    {
+        var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
+        var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users);
+        var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
+        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency);
+
+        // A shard sends its share of each rate, so n shards together send the profile's rate.
+        var plans = profile.Scenarios.Select((load, i) => new ScenarioPlan(
+            load.Name,
+            catalog.Create(load),
+            load.Steps.Select(s => s with { Rate = s.Rate / settings.Shard.Count, RampTo = s.RampTo / settings.Shard.Count }).ToList(),
+            Seed: unchecked((profile.Seed * 31) + (i * 7919) + (settings.Shard.Index * 104_729)))).ToList();
+
+        foreach (var plan in plans)
+        {
+            for (var i = 0; i < profile.WarmUpSyncs; i++)
+            {
+                await plan.Scenario.AttemptAsync(plan.Scenario.DeviceFor(i), cancellationToken);
+            }
+        }
+
+        var engine = new LoadEngine(new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing);
+        started?.Invoke(engine);
+        var run = await engine.RunAsync(plans, cancellationToken);
+        return ResultBuilder.Build(
+            profile, [settings.Shard.ToString()], run.Started, run.Duration,
+            profile.Scenarios.Zip(run.Scenarios).ToList(), run.Generator);
+    }
+}

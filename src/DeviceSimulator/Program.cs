@@ -1,0 +1,3 @@
+using Kobo.Sync.DeviceSimulator.Cli;
+
+return await SimulatorCommands.Build().Parse(args).InvokeAsync();

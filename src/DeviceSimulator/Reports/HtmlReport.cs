@@ -1,0 +1,98 @@
+using System.Globalization;
+using System.Net;
+using System.Text;
+
+namespace Kobo.Sync.DeviceSimulator.Reports;
+
+/// <summary>
+/// <c>report.html</c>: one self-contained page (inline CSS and SVG, no script, no CDN) with the
+/// verdict, latency percentiles over time, throughput and failures over time, the latency
+/// distribution, and the tables of the Markdown summary.
+/// </summary>
+public static class HtmlReport
+{
+    private static readonly (double Percentile, string Label)[] Spectrum =
+        [(50, "50"), (75, "75"), (90, "90"), (95, "95"), (99, "99"), (99.9, "99.9"), (99.99, "99.99"), (100, "max")];
+
+    public static string Render(RunResult result)
+    {
+        var c = CultureInfo.InvariantCulture;
+        var html = new StringBuilder();
+        html.Append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
+            .Append(Esc($"{result.Profile} {(result.Passed ? "PASS" : "FAIL")}"))
+            .Append("</title><style>body{font-family:sans-serif;margin:24px;max-width:1100px}table{border-collapse:collapse;margin:12px 0}")
+            .Append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}")
+            .Append(".pass{color:#1a7f37}.fail{color:#cf222e}.warn{background:#fff4ce;padding:8px}</style></head><body>");
+        html.Append(c, $"<h1 id=\"verdict\" class=\"{(result.Passed ? "pass" : "fail")}\">{Esc(result.Verdict)}</h1>");
+        html.Append(c, $"<p>{Esc(result.Description)}</p>");
+        html.Append(c, $"<p>Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, shards {Esc(string.Join(", ", result.Shards))}. ");
+        html.Append(c, $"Generator CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms.</p>");
+        if (result.Generator.Warning is { } warning)
+        {
+            html.Append(c, $"<p class=\"warn\">Warning: {Esc(warning)}</p>");
+        }
+
+        html.Append(SvgChart.Lines(
+            "Latency over time (p50 solid, p99 dashed)", "second of the run (intended start)", "ms",
+            result.Scenarios.SelectMany(s => new[]
+            {
+                new SvgChart.Series($"{s.Name} p50", s.Timeline.Select(t => ((double)t.Second, t.P50)).ToList()),
+                new SvgChart.Series($"{s.Name} p99", s.Timeline.Select(t => ((double)t.Second, t.P99)).ToList(), Dashed: true),
+            }).ToList()));
+        html.Append(SvgChart.Lines(
+            "Throughput (solid) and failed syncs (dashed) over time", "second of the run", "syncs/s",
+            result.Scenarios.SelectMany(s => new[]
+            {
+                new SvgChart.Series($"{s.Name}", s.Timeline.Select(t => ((double)t.Second, (double)t.Syncs)).ToList()),
+                new SvgChart.Series($"{s.Name} failed", s.Timeline.Select(t => ((double)t.Second, (double)t.Failed)).ToList(), Dashed: true),
+            }).ToList()));
+        html.Append(SvgChart.Lines(
+            "Latency distribution", "percentile", "ms",
+            result.Scenarios.Select(s => new SvgChart.Series(s.Name, Spectrum.Select((p, i) => ((double)i, At(s.Latency, p.Percentile))).ToList())).ToList(),
+            Spectrum.Select((p, i) => ((double)i, p.Label)).ToList()));
+
+        html.Append("<h2>Scenarios</h2><table><tr><th>scenario</th><th>syncs</th><th>syncs/s</th><th>failed %</th><th>retries</th>")
+            .Append("<th>p50</th><th>p75</th><th>p95</th><th>p99</th><th>p99.9</th><th>p99.99</th><th>max</th></tr>");
+        foreach (var s in result.Scenarios)
+        {
+            var l = s.Latency;
+            html.Append(c, $"<tr><td>{Esc(s.Name)}</td><td>{s.Syncs:N0}</td><td>{s.ThroughputPerSecond:F1}</td><td>{s.FailedPercent:0.###}</td><td>{s.Retries:N0}</td>");
+            html.Append(c, $"<td>{l.P50:F2}</td><td>{l.P75:F2}</td><td>{l.P95:F2}</td><td>{l.P99:F2}</td><td>{l.P999:F2}</td><td>{l.P9999:F2}</td><td>{l.Max:F2}</td></tr>");
+        }
+
+        html.Append("</table><p>Latency in ms from each sync's intended start, retries included.</p>");
+        if (result.Baseline.Count > 0)
+        {
+            html.Append("<h2>Service over raw PostgreSQL</h2><table><tr><th>read</th><th>transport</th><th>step</th><th>p50 ratio</th><th>p99 ratio</th></tr>");
+            foreach (var b in result.Baseline)
+            {
+                html.Append(c, $"<tr><td>{b.Read}</td><td>{b.Transport}</td><td>{(b.Step is { } step ? (step + 1).ToString(c) : "whole run")}</td><td>{b.P50Ratio:F1}x ({b.ServiceP50:F2} / {b.PostgresP50:F2} ms)</td><td>{b.P99Ratio:F1}x ({b.ServiceP99:F2} / {b.PostgresP99:F2} ms)</td></tr>");
+            }
+
+            html.Append("</table>");
+        }
+
+        html.Append("<h2>Thresholds</h2><table><tr><th>check</th><th>limit</th><th>actual</th><th>result</th></tr>");
+        foreach (var check in result.Checks)
+        {
+            html.Append(c, $"<tr><td>{Esc(check.Scenario)} {Esc(check.Metric)}</td><td>{check.Limit:0.###}</td><td>{check.Actual:0.###}</td><td class=\"{(check.Passed ? "pass" : "fail")}\">{(check.Passed ? "pass" : "FAIL")}</td></tr>");
+        }
+
+        html.Append("</table></body></html>");
+        return html.ToString();
+    }
+
+    private static double At(LatencySummary l, double percentile) => percentile switch
+    {
+        50 => l.P50,
+        75 => l.P75,
+        90 => l.P90,
+        95 => l.P95,
+        99 => l.P99,
+        99.9 => l.P999,
+        99.99 => l.P9999,
+        _ => l.Max,
+    };
+
+    private static string Esc(string text) => WebUtility.HtmlEncode(text);
+}

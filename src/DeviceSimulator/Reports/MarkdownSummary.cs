@@ -1,0 +1,78 @@
+using System.Globalization;
+using System.Text;
+
+namespace Kobo.Sync.DeviceSimulator.Reports;
+
+/// <summary><c>summary.md</c>: the run's tables in Markdown, for a pull request or a release note.</summary>
+public static class MarkdownSummary
+{
+    public static string Render(RunResult result)
+    {
+        var md = new StringBuilder();
+        var c = CultureInfo.InvariantCulture;
+        md.AppendLine(c, $"# {result.Profile}: {(result.Passed ? "PASS" : "FAIL")}");
+        md.AppendLine();
+        md.AppendLine(c, $"{result.Description}");
+        md.AppendLine();
+        md.AppendLine(c, $"Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, shards {string.Join(", ", result.Shards)}.");
+        md.AppendLine(c, $"Generator: CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms, max {result.Generator.DispatchLagMax.TotalMilliseconds:F1} ms.");
+        if (result.Generator.Warning is { } warning)
+        {
+            md.AppendLine();
+            md.AppendLine(c, $"**Warning:** {warning}.");
+        }
+
+        md.AppendLine();
+        md.AppendLine("Latency in ms from each sync's intended start (retries included).");
+        md.AppendLine();
+        md.AppendLine("| scenario | syncs | syncs/s | failed % | retries | p50 | p75 | p95 | p99 | p99.9 | p99.99 | max |");
+        md.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        foreach (var s in result.Scenarios)
+        {
+            var l = s.Latency;
+            md.AppendLine(c, $"| {s.Name} | {s.Syncs:N0} | {s.ThroughputPerSecond:F1} | {s.FailedPercent:0.###} | {s.Retries:N0} | {l.P50:F2} | {l.P75:F2} | {l.P95:F2} | {l.P99:F2} | {l.P999:F2} | {l.P9999:F2} | {l.Max:F2} |");
+        }
+
+        if (result.Scenarios.Any(s => s.Steps.Count > 1))
+        {
+            md.AppendLine();
+            md.AppendLine("Per step (syncs meant to start during the step):");
+            md.AppendLine();
+            md.AppendLine("| scenario | step | target syncs/s | syncs | failed | p50 | p99 | max |");
+            md.AppendLine("|---|---|---|---|---|---|---|---|");
+            foreach (var s in result.Scenarios)
+            {
+                foreach (var step in s.Steps)
+                {
+                    var rate = step.RampTo is { } to ? $"{step.Rate:0.#} to {to:0.#}" : step.Rate.ToString("0.#", c);
+                    md.AppendLine(c, $"| {s.Name} | {step.Step + 1} ({step.FromSecond:0.#}-{step.ToSecond:0.#} s) | {rate} | {step.Syncs:N0} | {step.Failed:N0} | {step.P50:F2} | {step.P99:F2} | {step.Max:F2} |");
+                }
+            }
+        }
+
+        if (result.Baseline.Count > 0)
+        {
+            md.AppendLine();
+            md.AppendLine("Service over raw PostgreSQL (the same SQL, prepared, no service in front), same run:");
+            md.AppendLine();
+            md.AppendLine("| read | transport | step | p50 service / raw | p99 service / raw |");
+            md.AppendLine("|---|---|---|---|---|");
+            foreach (var b in result.Baseline)
+            {
+                md.AppendLine(c, $"| {b.Read} | {b.Transport} | {(b.Step is { } step ? (step + 1).ToString(c) : "whole run")} | {b.ServiceP50:F2} / {b.PostgresP50:F2} ms = {b.P50Ratio:F1}x | {b.ServiceP99:F2} / {b.PostgresP99:F2} ms = {b.P99Ratio:F1}x |");
+            }
+        }
+
+        md.AppendLine();
+        md.AppendLine("| check | limit | actual | result |");
+        md.AppendLine("|---|---|---|---|");
+        foreach (var check in result.Checks)
+        {
+            md.AppendLine(c, $"| {check.Scenario} {check.Metric} | {check.Limit:0.###} | {check.Actual:0.###} | {(check.Passed ? "pass" : "FAIL")} |");
+        }
+
+        md.AppendLine();
+        md.AppendLine(result.Verdict);
+        return md.ToString();
+    }
+}

@@ -1,0 +1,102 @@
+using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Profiles;
+
+namespace Kobo.Sync.DeviceSimulator.Reports;
+
+/// <summary>
+/// The machine-readable result of a run (<c>result.json</c>): what ran, the per-scenario statistics
+/// with their full histograms (so shards merge exactly), the baseline ratios, the threshold checks
+/// and the verdict.
+/// </summary>
+public sealed record RunResult
+{
+    public required string Profile { get; init; }
+
+    public string Description { get; init; } = string.Empty;
+
+    public required DateTimeOffset Started { get; init; }
+
+    public required double DurationSeconds { get; init; }
+
+    public required IReadOnlyList<string> Shards { get; init; }
+
+    public required int Seed { get; init; }
+
+    public required long Devices { get; init; }
+
+    public required GeneratorStats Generator { get; init; }
+
+    public required Thresholds Thresholds { get; init; }
+
+    public required IReadOnlyList<ScenarioResult> Scenarios { get; init; }
+
+    public required IReadOnlyList<BaselineRatio> Baseline { get; init; }
+
+    public required IReadOnlyList<ThresholdCheck> Checks { get; init; }
+
+    public bool Passed => Checks.All(c => c.Passed);
+
+    /// <summary>The one-line verdict printed on the console.</summary>
+    public string Verdict => Passed
+        ? $"PASS {Profile}: {Scenarios.Sum(s => s.Syncs):N0} syncs, every threshold met ({Checks.Count} checks)"
+        : $"FAIL {Profile}: {string.Join("; ", Checks.Where(c => !c.Passed).Select(c => c.Describe()))}";
+}
+
+public sealed record ScenarioResult
+{
+    public required string Name { get; init; }
+
+    public required ReadKind Read { get; init; }
+
+    public required Transport Transport { get; init; }
+
+    public required long Syncs { get; init; }
+
+    public required long Failed { get; init; }
+
+    public required long Attempts { get; init; }
+
+    public required long Dropped { get; init; }
+
+    public long Retries => Attempts - Syncs;
+
+    public double FailedPercent => Syncs == 0 ? 0 : Failed * 100.0 / Syncs;
+
+    public required double ThroughputPerSecond { get; init; }
+
+    public required LatencySummary Latency { get; init; }
+
+    public required HistogramData Histogram { get; init; }
+
+    /// <summary>The statistics of each load step (NBomber's per-step view): which rate held, which did not.</summary>
+    public IReadOnlyList<StepResult> Steps { get; init; } = [];
+
+    public required IReadOnlyList<TimelinePoint> Timeline { get; init; }
+}
+
+/// <summary>One load step of a scenario: its target rate, and the syncs meant to start during it.</summary>
+public sealed record StepResult(int Step, double Rate, double? RampTo, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max);
+
+/// <summary>Latency in milliseconds, from each sync's intended start to its end, retries included.</summary>
+public sealed record LatencySummary(double Mean, double P50, double P75, double P90, double P95, double P99, double P999, double P9999, double Max);
+
+/// <summary>A histogram as stored: its non-empty buckets as [index, count] pairs, and its summary values (µs).</summary>
+public sealed record HistogramData(long Min, long Max, double Sum, IReadOnlyList<long[]> Buckets);
+
+public sealed record TimelinePoint(int Second, long Syncs, long Failed, double P50, double P99, double Max, HistogramData Histogram);
+
+/// <summary>
+/// The service's latency over the raw database's for the same read in the same run: over the whole
+/// run (<see cref="Step"/> null), and step by step, since a step past the capacity says little.
+/// </summary>
+public sealed record BaselineRatio(ReadKind Read, Transport Transport, double ServiceP50, double PostgresP50, double ServiceP99, double PostgresP99, int? Step = null)
+{
+    public double P50Ratio => PostgresP50 > 0 ? ServiceP50 / PostgresP50 : double.NaN;
+
+    public double P99Ratio => PostgresP99 > 0 ? ServiceP99 / PostgresP99 : double.NaN;
+}
+
+public sealed record ThresholdCheck(string Scenario, string Metric, double Limit, double Actual, bool Passed)
+{
+    public string Describe() => $"{Scenario} {Metric} {Actual:0.###} (limit {Limit:0.###})";
+}

@@ -1,0 +1,16 @@
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.SyncApi.Grpc.V1;
+
+namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
+
+/// <summary>SyncService/ListUserHighlights: first page of a heavy user's highlights.</summary>
+public sealed class GrpcHighlightsByUser(ReadSampling sampling, GrpcDeviceClient client)
+    : ReadScenario(ReadKind.HighlightsByUser, Transport.Grpc, sampling)
+{
+    public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
+    {
+        var user = Sampling.HeavyUserOf(device).UserNo;
+        return client.CallAsync("ListUserHighlights", new ListUserHighlightsRequest { UserNo = user }, HighlightPage.Parser, user, device, cancellationToken);
+    }
+}

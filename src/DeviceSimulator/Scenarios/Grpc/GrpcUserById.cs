@@ -1,0 +1,16 @@
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.SyncApi.Grpc.V1;
+
+namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
+
+/// <summary>SyncService/GetUser: every user once, in order.</summary>
+public sealed class GrpcUserById(ReadSampling sampling, GrpcDeviceClient client)
+    : ReadScenario(ReadKind.UserById, Transport.Grpc, sampling)
+{
+    public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
+    {
+        var user = Sampling.UserOf(device);
+        return client.CallAsync("GetUser", new GetUserRequest { UserNo = user }, User.Parser, user, device, cancellationToken);
+    }
+}

@@ -1,0 +1,28 @@
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Seeding;
+
+namespace Kobo.Sync.DeviceSimulator.Scenarios;
+
+/// <summary>
+/// The benchmark's sampling: the highlight reads draw a user at random from the heaviest users (the
+/// seed's list, 100,000 or all when fewer) and one of that user's books; user-by-id walks every user
+/// once, in order, each shard over its own devices and so its own users.
+/// </summary>
+public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> heaviest, long users)
+{
+    public DeviceFleet Fleet => fleet;
+
+    public SimulatedDevice RandomDevice(long sequence, int salt) => fleet.ForSync(sequence, salt);
+
+    public SimulatedDevice DeviceInOrder(long sequence) => fleet.InOrder(sequence);
+
+    public HeavyUser HeavyUserOf(SimulatedDevice device) =>
+        heaviest.Count > 0
+            ? heaviest[device.Pick(heaviest.Count)]
+            : throw new InvalidOperationException("The highlight reads need the seed's heaviest-users list (--heaviest).");
+
+    public long BookOf(SimulatedDevice device, HeavyUser user) => user.Books[device.Pick(user.Books.Count, salt: 1)];
+
+    /// <summary>The user of a device that reads users in order: device number modulo the user count.</summary>
+    public long UserOf(SimulatedDevice device) => (device.Number % users) + 1;
+}

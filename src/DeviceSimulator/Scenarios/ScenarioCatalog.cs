@@ -1,0 +1,108 @@
+using System.Net;
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
+using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
+using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
+using Kobo.Sync.SyncApi.Grpc.Wire.Client;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Options;
+using Npgsql;
+
+namespace Kobo.Sync.DeviceSimulator.Scenarios;
+
+/// <summary>Where a run's scenarios send their reads.</summary>
+public sealed record Endpoints(Uri? Rest, Uri? Grpc, string? Postgres);
+
+/// <summary>
+/// Builds each scenario of a profile with the client it needs: one REST client, one gRPC client and
+/// one PostgreSQL data source per run, shared by all devices, as a device fleet shares a network.
+/// </summary>
+public sealed class ScenarioCatalog : IAsyncDisposable
+{
+    private readonly ReadSampling _sampling;
+    private readonly DeviceTokens _tokens;
+    private readonly Endpoints _endpoints;
+    private readonly int _connections;
+    private HttpClient? _rest;
+    private HttpClient? _grpc;
+    private NpgsqlDataSource? _postgres;
+    private PostgresDeviceReadStore? _store;
+
+    public ScenarioCatalog(ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections)
+    {
+        _sampling = sampling;
+        _tokens = tokens;
+        _endpoints = endpoints;
+        _connections = connections;
+    }
+
+    /// <summary>The scenario for a read over a transport; throws naming the missing option when its endpoint was not given.</summary>
+    public IReadScenario Create(ScenarioLoad load) => (load.Read, load.Transport) switch
+    {
+        (ReadKind.HighlightsByUser, Transport.Rest) => new RestHighlightsByUser(_sampling, RestClient()),
+        (ReadKind.HighlightsByBook, Transport.Rest) => new RestHighlightsByBook(_sampling, RestClient()),
+        (ReadKind.UserById, Transport.Rest) => new RestUserById(_sampling, RestClient()),
+        (ReadKind.HighlightsByUser, Transport.Grpc) => new GrpcHighlightsByUser(_sampling, GrpcClient()),
+        (ReadKind.HighlightsByBook, Transport.Grpc) => new GrpcHighlightsByBook(_sampling, GrpcClient()),
+        (ReadKind.UserById, Transport.Grpc) => new GrpcUserById(_sampling, GrpcClient()),
+        (ReadKind.HighlightsByUser, Transport.Postgres) => new PostgresHighlightsByUser(_sampling, Store()),
+        (ReadKind.HighlightsByBook, Transport.Postgres) => new PostgresHighlightsByBook(_sampling, Store()),
+        (ReadKind.UserById, Transport.Postgres) => new PostgresUserById(_sampling, Store()),
+        _ => throw new ArgumentOutOfRangeException(nameof(load), load.Name, "No such scenario."),
+    };
+
+    public async ValueTask DisposeAsync()
+    {
+        _rest?.Dispose();
+        _grpc?.Dispose();
+        if (_postgres is not null)
+        {
+            await _postgres.DisposeAsync();
+        }
+    }
+
+    private RestDeviceClient RestClient()
+    {
+        var address = _endpoints.Rest ?? throw new MissingEndpointException("--rest");
+        _rest ??= new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = _connections, AutomaticDecompression = DecompressionMethods.None })
+        {
+            BaseAddress = address,
+            Timeout = Timeout.InfiniteTimeSpan, // the device's own timeout applies
+        };
+        return new RestDeviceClient(_rest, _tokens);
+    }
+
+    private GrpcDeviceClient GrpcClient()
+    {
+        var address = _endpoints.Grpc ?? throw new MissingEndpointException("--grpc");
+        _grpc ??= new HttpClient(new SocketsHttpHandler { EnableMultipleHttp2Connections = true })
+        {
+            BaseAddress = address,
+            Timeout = Timeout.InfiniteTimeSpan,
+            DefaultRequestVersion = HttpVersion.Version20,
+            DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
+        };
+        return new GrpcDeviceClient(new GrpcUnaryClient(_grpc), _tokens);
+    }
+
+    private PostgresDeviceReadStore Store()
+    {
+        var connectionString = _endpoints.Postgres ?? throw new MissingEndpointException("--postgres");
+        _postgres ??= StorageDataSource.Create(connectionString);
+        // The service's own read path with its default settings (statement coalescing, storage
+        // pipelines), so the baseline differs from the service by exactly the service's front.
+        return _store ??= new PostgresDeviceReadStore(
+            new ReadCoalescer(_postgres, new ReadCoalescingOptions()),
+            new StoragePipelines(
+                Options.Create(new ResilienceOptions()),
+                new LoggingResilienceEvents(NullLogger<LoggingResilienceEvents>.Instance),
+                TimeProvider.System));
+    }
+}
+
+public sealed class MissingEndpointException(string option)
+    : Exception($"The profile has a scenario that needs {option}; give it on the command line.");

@@ -1,0 +1,183 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Reading;
+
+namespace Kobo.Sync.Domain.Sync;
+
+/// <summary>
+/// Device sync, shared by REST and gRPC: the push of highlight changes (validation, then
+/// <see cref="ConflictRules"/> inside one store transaction) and the delta pull (keyset pages over the
+/// user's change sequence, positions carried in signed <see cref="SyncTokens"/>).
+/// </summary>
+public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
+{
+    public const int MaxBatchSize = 500;
+    public const int DefaultPageSize = 100;
+    public const int MaxPageSize = 1_000;
+    public const int MaxDeviceIdLength = 128;
+
+    public async Task<IReadOnlyList<ChangeResult>> PushAsync(
+        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange>? changes, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        if (changes is null)
+        {
+            throw new InvalidRequestException(BatchTooLargeException.Field, "changes is required: a list of 0 to 500 changes.");
+        }
+
+        if (changes.Count > MaxBatchSize)
+        {
+            throw new BatchTooLargeException(changes.Count, MaxBatchSize);
+        }
+
+        var now = clock.GetUtcNow();
+        var results = new ChangeResult[changes.Count];
+        var valid = new (int Index, ValidChange Change)[changes.Count];
+        var validCount = 0;
+        for (var i = 0; i < changes.Count; i++)
+        {
+            if (changes[i] is null)
+            {
+                results[i] = new ChangeResult(null, ChangeStatus.Rejected, null, "The change is empty.");
+                continue;
+            }
+
+            var change = ChangeValidation.Check(user, changes[i], now, settings.MaxClockSkew, out var id, out var reason);
+            if (change is null)
+            {
+                results[i] = new ChangeResult(id, ChangeStatus.Rejected, null, reason);
+            }
+            else
+            {
+                valid[validCount++] = (i, change);
+            }
+        }
+
+        if (validCount == 0)
+        {
+            if (changes.Count == 0 && !await store.ApplyAsync(user, [], _ => [], cancellationToken).ConfigureAwait(false))
+            {
+                throw UnknownUser(user);
+            }
+
+            return results;
+        }
+
+        var batch = valid[..validCount];
+        var ids = batch.Select(v => v.Change.Id).ToHashSet();
+        var found = await store.ApplyAsync(user, ids, stored =>
+        {
+            // Changes apply in request order; a later change of the same highlight meets the earlier one's result.
+            var current = new Dictionary<HighlightId, HighlightState>(stored);
+            var written = new HashSet<HighlightId>();
+            foreach (var (index, change) in batch)
+            {
+                var decision = ConflictRules.Decide(current.GetValueOrDefault(change.Id), change, now);
+                if (decision.Writes)
+                {
+                    current[change.Id] = decision.State;
+                }
+
+                // A conflict stores the winner again, unchanged (same version), with a new sequence
+                // number: the losing device holds its own edit locally, and its next pull must bring
+                // the winner even when its token is already past the winner's first delivery.
+                if (decision.Writes || decision.Status == ChangeStatus.Conflict)
+                {
+                    written.Add(change.Id);
+                }
+
+                results[index] = new ChangeResult(
+                    change.Id.ToString(), decision.Status, Versions.Format(decision.State.Version), decision.Reason);
+            }
+
+            return written.Select(id => current[id]).ToArray();
+        }, cancellationToken).ConfigureAwait(false);
+        return found ? results : throw UnknownUser(user);
+    }
+
+    public async Task<SyncChangePage> PullAsync(
+        DeviceCaller caller, UserNo user, string? since, int? pageSize, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var size = pageSize ?? DefaultPageSize;
+        if (size is < 1 or > MaxPageSize)
+        {
+            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {MaxPageSize}; it was {size}.");
+        }
+
+        var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
+        var rows = await store.ReadChangesAsync(user, position, size + 1, cancellationToken).ConfigureAwait(false)
+            ?? throw UnknownUser(user);
+        if (!position.IsStart && position.HighlightSeq < rows.PurgedHighlightSeq)
+        {
+            throw new SyncTokenExpiredException();
+        }
+
+        // Merge the two keyset streams by sequence number, entitlements first on a tie (the library
+        // before the highlights in it); each kind's position moves past what this page takes.
+        var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count));
+        int h = 0, e = 0;
+        var next = position;
+        while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count))
+        {
+            var takeEntitlement = e < rows.Entitlements.Count
+                && (h == rows.Highlights.Count || rows.Entitlements[e].Seq <= rows.Highlights[h].Seq);
+            if (takeEntitlement)
+            {
+                var (seq, entitlement) = rows.Entitlements[e++];
+                changes.Add(SyncChange.Of(entitlement));
+                next = next with { EntitlementSeq = seq, EntitlementBook = entitlement.BookNo };
+            }
+            else
+            {
+                var (seq, highlight) = rows.Highlights[h++];
+                changes.Add(SyncChange.Of(highlight));
+                next = next with { HighlightSeq = seq, HighlightId = highlight.Id.ToString() };
+            }
+        }
+
+        var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count;
+        if (!hasMore)
+        {
+            // Caught up: every change numbered up to the committed sequence has been delivered (or
+            // superseded by a later one), so the token may move past them all. Without this a token
+            // would stop at the last change delivered, and a tombstone purged after it would make a
+            // complete device start over.
+            if (rows.CommittedSeq >= next.HighlightSeq)
+            {
+                next = next.WithHighlightsThrough(user, rows.CommittedSeq);
+            }
+
+            if (rows.CommittedSeq >= next.EntitlementSeq)
+            {
+                next = next.WithEntitlementsThrough(rows.CommittedSeq);
+            }
+        }
+
+        // The token the device came back with is what it has applied: its acknowledged position.
+        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, cancellationToken).ConfigureAwait(false);
+        return new SyncChangePage(changes, tokens.Issue(user, next), hasMore);
+    }
+
+    public async Task<DeviceList> ListDevicesAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var devices = await store.ListDevicesAsync(user, cancellationToken).ConfigureAwait(false) ?? throw UnknownUser(user);
+        return new DeviceList(devices);
+    }
+
+    /// <summary>Revokes a device of the caller's user (a device may revoke itself); its tokens stop working at once.</summary>
+    public async Task RevokeDeviceAsync(DeviceCaller caller, UserNo user, string? deviceId, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        if (string.IsNullOrEmpty(deviceId) || deviceId.Length > MaxDeviceIdLength)
+        {
+            throw new InvalidRequestException("deviceId", $"deviceId must be 1 to {MaxDeviceIdLength} characters.");
+        }
+
+        var revokedAt = await store.RevokeDeviceAsync(user, deviceId, cancellationToken).ConfigureAwait(false)
+            ?? throw UnknownUser(user);
+        revoked.Revoke(user, deviceId, revokedAt);
+    }
+
+    private static ResourceNotFoundException UnknownUser(UserNo user) => new($"User {user} does not exist.");
+}

@@ -1,0 +1,20 @@
+namespace Kobo.Sync.Domain.Sync;
+
+/// <summary>
+/// A device of a user as sync knows it: first and last pull, and its acknowledged position (the
+/// highest change sequence covered by the sync token it last came back with).
+/// </summary>
+public sealed record DeviceView(
+    string DeviceId, DateTimeOffset FirstSeenAt, DateTimeOffset? LastSyncAt, long Position, DateTimeOffset? RevokedAt);
+
+/// <summary>The device list of a user.</summary>
+public sealed record DeviceList(IReadOnlyList<DeviceView> Devices);
+
+/// <summary>
+/// Told at once when a device is revoked, so that the authentication of this instance refuses the
+/// device's tokens from the next request on (other instances learn it from the store).
+/// </summary>
+public interface IRevokedDevices
+{
+    void Revoke(Ids.UserNo user, string deviceId, DateTimeOffset revokedAt);
+}

@@ -1,0 +1,52 @@
+using Kobo.Sync.Domain.Ids;
+
+namespace Kobo.Sync.Domain.Sync;
+
+/// <summary>The writes and the change feed of device sync, as the store must provide them. Implemented by the storage adapter.</summary>
+public interface ISyncStore
+{
+    /// <summary>
+    /// One write transaction for one user: takes the user's change sequence (serialising the user's
+    /// writes), loads the stored states of <paramref name="ids"/> (absent when not stored), lets
+    /// <paramref name="decide"/> choose the states to store, and stores them with fresh sequence
+    /// numbers and server versions as decided. False when the user does not exist.
+    /// </summary>
+    Task<bool> ApplyAsync(
+        UserNo user,
+        IReadOnlyCollection<HighlightId> ids,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Up to <paramref name="limit"/> highlight changes and up to <paramref name="limit"/> entitlement
+    /// changes after <paramref name="after"/>, each kind in its position order, with the user's change
+    /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
+    /// </summary>
+    Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken);
+
+    /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
+    Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);
+
+    /// <summary>Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.</summary>
+    Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken);
+
+    /// <summary>The user's devices, most recently synced first; null when the user does not exist.</summary>
+    Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Marks the device revoked, whether or not it ever pulled (keeping an earlier revocation time);
+    /// returns the revocation time, or null when the user does not exist.
+    /// </summary>
+    Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken);
+}
+
+/// <summary>
+/// Changes read from the store, each with its sequence number. <see cref="CommittedSeq"/> is the
+/// user's change sequence read before the changes: every change numbered up to it was committed
+/// and so visible to the reads that followed.
+/// </summary>
+public sealed record StoredChanges(
+    IReadOnlyList<(long Seq, HighlightState State)> Highlights,
+    IReadOnlyList<(long Seq, EntitlementState State)> Entitlements,
+    long CommittedSeq,
+    long PurgedHighlightSeq);

@@ -1,0 +1,17 @@
+namespace Kobo.Sync.Domain.Sync;
+
+/// <summary>
+/// One change of a push, as the device sent it (REST JSON and gRPC map to this unchanged). Nothing is
+/// trusted yet: <see cref="ChangeValidation"/> turns it into a <see cref="ValidChange"/> or a reason.
+/// </summary>
+public sealed record PushedChange(
+    string? Op,
+    string? BookNo,
+    string? Key,
+    string? BaseVersion,
+    string? Text,
+    int? Start,
+    int? Length,
+    string? Color,
+    string? Note,
+    DateTimeOffset? ModifiedAt);

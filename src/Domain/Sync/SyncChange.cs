@@ -1,0 +1,42 @@
+namespace Kobo.Sync.Domain.Sync;
+
+/// <summary>
+/// One change of a pull. <see cref="Kind"/> is <c>highlight</c> (a tombstone has
+/// <see cref="Deleted"/> true and no content) or <c>entitlement</c> (a book the user owns, or no
+/// longer owns when <see cref="Removed"/>). Fields of the other kind are null and left out of JSON.
+/// </summary>
+public sealed record SyncChange(
+    string Kind,
+    string? Id,
+    string BookNo,
+    string? Key,
+    string? Text,
+    int? Start,
+    int? Length,
+    string? Color,
+    string? Note,
+    DateTimeOffset? CreatedAt,
+    DateTimeOffset ModifiedAt,
+    bool? Deleted,
+    string? Version,
+    string? Title,
+    string? Author,
+    bool? Removed)
+{
+    public const string HighlightKind = "highlight";
+    public const string EntitlementKind = "entitlement";
+
+    public static SyncChange Of(HighlightState h) => new(
+        HighlightKind, h.Id.ToString(), h.Id.Book.ToString(), h.Id.Key.Value, h.Text, h.Start, h.Length, h.Color, h.Note,
+        h.CreatedAt, h.ModifiedAt, h.Deleted, Versions.Format(h.Version), null, null, null);
+
+    public static SyncChange Of(EntitlementState e) => new(
+        EntitlementKind, null, e.BookNo.ToString(System.Globalization.CultureInfo.InvariantCulture), null, null, null, null, null, null,
+        null, e.ModifiedAt, null, null, e.Title, e.Author, e.Removed);
+}
+
+/// <summary>A page of changes after a sync token, the token to send next time, and whether more changes wait.</summary>
+public sealed record SyncChangePage(IReadOnlyList<SyncChange> Changes, string SyncToken, bool HasMore);
+
+/// <summary>A user's ownership of a book as devices receive it.</summary>
+public sealed record EntitlementState(long BookNo, string Title, string? Author, bool Removed, DateTimeOffset ModifiedAt);

@@ -1,0 +1,18 @@
+using Kobo.Sync.Domain.Ids;
+
+namespace Kobo.Sync.Domain.Sync;
+
+/// <summary>
+/// A pushed change that passed validation. <see cref="ModifiedAt"/> is the device time, already
+/// clamped to server time when it lay too far in the future.
+/// </summary>
+public sealed record ValidChange(
+    HighlightId Id,
+    bool IsDelete,
+    long? BaseVersion,
+    string? Text,
+    int? Start,
+    int? Length,
+    string? Color,
+    string? Note,
+    DateTimeOffset ModifiedAt);

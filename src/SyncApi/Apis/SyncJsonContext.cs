@@ -1,0 +1,13 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using Kobo.Sync.Domain.Sync;
+
+namespace Kobo.Sync.SyncApi.Apis;
+
+/// <summary>Compile-time JSON contracts of device sync; absent values (a tombstone's text, an entitlement's highlight fields) are left out.</summary>
+[JsonSourceGenerationOptions(JsonSerializerDefaults.Web, DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
+[JsonSerializable(typeof(PushRequest))]
+[JsonSerializable(typeof(PushResponse))]
+[JsonSerializable(typeof(SyncChangePage))]
+[JsonSerializable(typeof(DeviceList))]
+internal sealed partial class SyncJsonContext : JsonSerializerContext;

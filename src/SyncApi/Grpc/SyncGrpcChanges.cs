@@ -1,0 +1,134 @@
+using System.Globalization;
+using Google.Protobuf.WellKnownTypes;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Grpc.V1;
+
+namespace Kobo.Sync.SyncApi.Grpc;
+
+/// <summary>Maps device sync between the gRPC messages and the application's types, field for field with REST.</summary>
+internal static class SyncGrpcChanges
+{
+    public static Domain.Sync.PushedChange ToDomain(V1.PushedChange change) => new(
+        change.Op,
+        // proto3 has no absent scalar: 0 is "not given", which validation rejects like a missing bookNo.
+        change.BookNo == 0 ? null : change.BookNo.ToString(CultureInfo.InvariantCulture),
+        change.Key,
+        change.BaseVersion,
+        change.Text.Length == 0 ? null : change.Text,
+        change.HasStart ? change.Start : null,
+        change.HasLength ? change.Length : null,
+        change.Color.Length == 0 ? null : change.Color,
+        change.HasNote ? change.Note : null,
+        change.ModifiedAt?.ToDateTimeOffset());
+
+    public static PushChangesResponse ToMessage(IReadOnlyList<Domain.Sync.ChangeResult> results)
+    {
+        var message = new PushChangesResponse();
+        foreach (var result in results)
+        {
+            message.Results.Add(new V1.ChangeResult
+            {
+                Id = result.Id ?? string.Empty,
+                Status = result.Status,
+                Version = result.Version ?? string.Empty,
+                Reason = result.Reason ?? string.Empty,
+            });
+        }
+
+        return message;
+    }
+
+    public static PullChangesResponse ToMessage(SyncChangePage page)
+    {
+        var message = new PullChangesResponse { SyncToken = page.SyncToken, HasMore = page.HasMore };
+        foreach (var change in page.Changes)
+        {
+            message.Changes.Add(change.Kind == Domain.Sync.SyncChange.EntitlementKind
+                ? new V1.SyncChange
+                {
+                    Entitlement = new EntitlementChange
+                    {
+                        BookNo = long.Parse(change.BookNo, CultureInfo.InvariantCulture),
+                        Title = change.Title ?? string.Empty,
+                        Author = change.Author ?? string.Empty,
+                        Removed = change.Removed ?? false,
+                        ModifiedAt = Timestamp.FromDateTimeOffset(change.ModifiedAt),
+                    },
+                }
+                : new V1.SyncChange { Highlight = ToMessage(change) });
+        }
+
+        return message;
+    }
+
+    public static ListDevicesResponse ToMessage(DeviceList list)
+    {
+        var message = new ListDevicesResponse();
+        foreach (var device in list.Devices)
+        {
+            var item = new Device
+            {
+                DeviceId = device.DeviceId,
+                FirstSeenAt = Timestamp.FromDateTimeOffset(device.FirstSeenAt),
+                Position = device.Position,
+            };
+            if (device.LastSyncAt is { } lastSyncAt)
+            {
+                item.LastSyncAt = Timestamp.FromDateTimeOffset(lastSyncAt);
+            }
+
+            if (device.RevokedAt is { } revokedAt)
+            {
+                item.RevokedAt = Timestamp.FromDateTimeOffset(revokedAt);
+            }
+
+            message.Devices.Add(item);
+        }
+
+        return message;
+    }
+
+    private static HighlightChange ToMessage(Domain.Sync.SyncChange change)
+    {
+        var highlight = new HighlightChange
+        {
+            Id = change.Id ?? string.Empty,
+            BookNo = long.Parse(change.BookNo, CultureInfo.InvariantCulture),
+            Key = change.Key ?? string.Empty,
+            ModifiedAt = Timestamp.FromDateTimeOffset(change.ModifiedAt),
+            Deleted = change.Deleted ?? false,
+            Version = change.Version ?? string.Empty,
+        };
+        if (change.CreatedAt is { } createdAt)
+        {
+            highlight.CreatedAt = Timestamp.FromDateTimeOffset(createdAt);
+        }
+
+        if (change.Text is not null)
+        {
+            highlight.Text = change.Text;
+        }
+
+        if (change.Start is { } start)
+        {
+            highlight.Start = start;
+        }
+
+        if (change.Length is { } length)
+        {
+            highlight.Length = length;
+        }
+
+        if (change.Color is not null)
+        {
+            highlight.Color = change.Color;
+        }
+
+        if (change.Note is not null)
+        {
+            highlight.Note = change.Note;
+        }
+
+        return highlight;
+    }
+}

@@ -1,0 +1,29 @@
+using System.Collections.Concurrent;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Sync;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
+
+/// <summary>
+/// The revoked devices this instance knows of, checked by <see cref="DeviceTokenHandler"/> on every
+/// request, cached tokens included. A revocation made here applies from the next request on; one made
+/// by another instance arrives through <c>DeviceRevocationRefresher</c>, which polls the store. A token
+/// issued (<c>iat</c>) after the revocation passes, so a re-enrolled device with a fresh token works.
+/// </summary>
+public sealed class DeviceRevocationList : IRevokedDevices
+{
+    private readonly ConcurrentDictionary<(long User, string Device), DateTimeOffset> _revoked = new();
+
+    /// <summary>No device revoked: the usual case, checked without reading the token's claims.</summary>
+    public bool IsEmpty => _revoked.IsEmpty;
+
+    public void Revoke(UserNo user, string deviceId, DateTimeOffset revokedAt) =>
+        _revoked.AddOrUpdate((user.Value, deviceId), revokedAt, (_, known) => known <= revokedAt ? known : revokedAt);
+
+    /// <summary>True when the device is revoked and the token was issued at or before that (or says not when).</summary>
+    public bool IsRevoked(UserNo user, string deviceId, DateTimeOffset? issuedAt) =>
+        !_revoked.IsEmpty
+        && _revoked.TryGetValue((user.Value, deviceId), out var revokedAt)
+        // iat has whole seconds: a token of the revocation's own second counts as revoked.
+        && (issuedAt is not { } issued || issued.ToUnixTimeSeconds() <= revokedAt.ToUnixTimeSeconds());
+}

@@ -1,0 +1,88 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
+using Microsoft.Extensions.Options;
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+/// <summary>
+/// Fills <see cref="DeviceRevocationList"/> from the store: every revoked device before the service
+/// takes requests (or, when the store was down at start, once it is migrated), then new revocations (made by other instances) every
+/// <c>Sync:RevocationRefreshSeconds</c>. Each poll re-reads a minute before the newest revocation it
+/// knows, so one committed late is not missed; applying a revocation twice changes nothing.
+/// </summary>
+internal sealed class DeviceRevocationRefresher(
+    NpgsqlDataSource dataSource,
+    DeviceRevocationList revocations,
+    StorageReadiness readiness,
+    IOptions<SyncOptions> options,
+    TimeProvider clock,
+    ILogger<DeviceRevocationRefresher> logger) : BackgroundService
+{
+    private static readonly TimeSpan Overlap = TimeSpan.FromMinutes(1);
+    private DateTimeOffset _since = DateTimeOffset.UnixEpoch;
+    private volatile bool _loaded;
+
+    public override async Task StartAsync(CancellationToken cancellationToken)
+    {
+        // Registered after StorageStartup: when the store came up, the schema is migrated and the
+        // list is loaded before requests are taken. When it did not, the loop below loads it as soon
+        // as the migrations have run (until then device calls are answered 503 anyway).
+        if (readiness.Migrated)
+        {
+            await TryRefreshAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        await base.StartAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    {
+        var interval = TimeSpan.FromSeconds(options.Value.RevocationRefreshSeconds);
+        try
+        {
+            while (!stoppingToken.IsCancellationRequested)
+            {
+                await Task.Delay(_loaded ? interval : TimeSpan.FromSeconds(1), clock, stoppingToken).ConfigureAwait(false);
+                if (readiness.Migrated)
+                {
+                    await TryRefreshAsync(stoppingToken).ConfigureAwait(false);
+                }
+            }
+        }
+        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
+        {
+        }
+    }
+
+    private async Task TryRefreshAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await RefreshAsync(cancellationToken).ConfigureAwait(false);
+            _loaded = true;
+        }
+        catch (Exception error) when (error is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+        {
+            logger.LogWarning(error, "Refreshing revoked devices failed; retrying");
+        }
+    }
+
+    private async Task RefreshAsync(CancellationToken cancellationToken)
+    {
+        await using var command = dataSource.CreateCommand(SyncQueries.RevokedDevices);
+        command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = _since });
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        var newest = _since;
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            var revokedAt = reader.GetFieldValue<DateTimeOffset>(2);
+            revocations.Revoke(new UserNo(reader.GetInt64(0)), reader.GetString(1), revokedAt);
+            newest = revokedAt > newest ? revokedAt : newest;
+        }
+
+        _since = newest - Overlap > _since ? newest - Overlap : _since;
+    }
+}

@@ -1,0 +1,280 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Npgsql;
+using NpgsqlTypes;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+/// <summary>
+/// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
+/// that takes the user's change sequence, locks and loads the highlights it touches and stores the
+/// decided states in one statement; a pull is one round trip of four statements.
+/// </summary>
+public sealed class PostgresSyncStore(NpgsqlDataSource dataSource) : ISyncStore
+{
+    public async Task<bool> ApplyAsync(
+        UserNo user,
+        IReadOnlyCollection<HighlightId> ids,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        CancellationToken cancellationToken)
+    {
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        var lastSeq = await TakeChangeSeqAsync(connection, transaction, user, ids.Count, cancellationToken).ConfigureAwait(false);
+        if (lastSeq is null)
+        {
+            return false;
+        }
+
+        var stored = new Dictionary<HighlightId, HighlightState>(ids.Count);
+        if (ids.Count > 0)
+        {
+            await using var load = new NpgsqlCommand(SyncQueries.LoadForWrite, connection, transaction);
+            load.Parameters.Add(new NpgsqlParameter<string[]> { TypedValue = ids.Select(id => id.ToString()).ToArray() });
+            await using var reader = await load.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                var state = ReadState(reader);
+                stored[state.Id] = state;
+            }
+        }
+
+        var writes = decide(stored);
+        if (writes.Count > 0)
+        {
+            await StoreAsync(connection, transaction, user, writes, lastSeq.Value - ids.Count, cancellationToken).ConfigureAwait(false);
+        }
+
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        return true;
+    }
+
+    public async Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var batch = new NpgsqlBatch(connection)
+        {
+            BatchCommands =
+            {
+                new NpgsqlBatchCommand(SyncQueries.CommittedSeq)
+                {
+                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
+                },
+                new NpgsqlBatchCommand(SyncQueries.HighlightChanges)
+                {
+                    Parameters =
+                    {
+                        new NpgsqlParameter<long> { TypedValue = user.Value },
+                        new NpgsqlParameter<long> { TypedValue = after.HighlightSeq },
+                        new NpgsqlParameter<string> { TypedValue = after.HighlightId },
+                        new NpgsqlParameter<int> { TypedValue = limit },
+                    },
+                },
+                new NpgsqlBatchCommand(SyncQueries.EntitlementChanges)
+                {
+                    Parameters =
+                    {
+                        new NpgsqlParameter<long> { TypedValue = user.Value },
+                        new NpgsqlParameter<long> { TypedValue = after.EntitlementSeq },
+                        new NpgsqlParameter<long> { TypedValue = after.EntitlementBook },
+                        new NpgsqlParameter<int> { TypedValue = limit },
+                    },
+                },
+                new NpgsqlBatchCommand(SyncQueries.PurgeHorizon)
+                {
+                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
+                },
+            },
+        };
+        await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            return null;
+        }
+
+        var committedSeq = reader.GetInt64(0);
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var highlights = new List<(long, HighlightState)>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            var modifiedAt = reader.GetFieldValue<DateTimeOffset>(8);
+            highlights.Add((reader.GetInt64(0), new HighlightState(
+                ParseId(reader.GetString(1)),
+                NullableString(reader, 2),
+                reader.IsDBNull(3) ? null : reader.GetInt32(3),
+                reader.IsDBNull(4) ? null : reader.GetInt32(4),
+                NullableString(reader, 5),
+                NullableString(reader, 6),
+                reader.GetFieldValue<DateTimeOffset>(7),
+                modifiedAt,
+                reader.GetInt64(9),
+                reader.GetBoolean(10),
+                FieldTimes.All(modifiedAt))));
+        }
+
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var entitlements = new List<(long, EntitlementState)>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            entitlements.Add((reader.GetInt64(0), new EntitlementState(
+                reader.GetInt64(1), reader.GetString(2), NullableString(reader, 3), reader.GetBoolean(4),
+                reader.GetFieldValue<DateTimeOffset>(5))));
+        }
+
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return new StoredChanges(highlights, entitlements, committedSeq, reader.GetInt64(0));
+    }
+
+    public async Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken)
+    {
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        var seq = await TakeChangeSeqAsync(connection, transaction, user, 1, cancellationToken).ConfigureAwait(false);
+        if (seq is null)
+        {
+            return false;
+        }
+
+        await using var command = new NpgsqlCommand(owned ? SyncQueries.Grant : SyncQueries.Remove, connection, transaction)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = book.Value },
+                new NpgsqlParameter<long> { TypedValue = seq.Value },
+            },
+        };
+        var changed = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not null;
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        return changed;
+    }
+
+    public async Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken)
+    {
+        await using var command = dataSource.CreateCommand(SyncQueries.RecordPull);
+        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
+        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ackedSeq });
+        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken)
+    {
+        await using var command = dataSource.CreateCommand(SyncQueries.ListDevices);
+        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
+        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            return null;
+        }
+
+        var devices = new List<DeviceView>();
+        do
+        {
+            if (reader.IsDBNull(0))
+            {
+                break;
+            }
+
+            devices.Add(new DeviceView(
+                reader.GetString(0),
+                reader.GetFieldValue<DateTimeOffset>(1),
+                reader.IsDBNull(2) ? null : reader.GetFieldValue<DateTimeOffset>(2),
+                reader.GetInt64(3),
+                reader.IsDBNull(4) ? null : reader.GetFieldValue<DateTimeOffset>(4)));
+        }
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
+
+        return devices;
+    }
+
+    public async Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken)
+    {
+        await using var command = dataSource.CreateCommand(SyncQueries.RevokeDevice);
+        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is DateTime at
+            ? new DateTimeOffset(DateTime.SpecifyKind(at, DateTimeKind.Utc))
+            : null;
+    }
+
+    private static async Task<long?> TakeChangeSeqAsync(
+        NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, int count, CancellationToken cancellationToken)
+    {
+        await using var command = new NpgsqlCommand(SyncQueries.TakeChangeSeq, connection, transaction)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = count },
+            },
+        };
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
+    }
+
+    private static async Task StoreAsync(
+        NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, IReadOnlyList<HighlightState> writes,
+        long firstSeq, CancellationToken cancellationToken)
+    {
+        var n = writes.Count;
+        var seq = new long[n];
+        for (var i = 0; i < n; i++)
+        {
+            seq[i] = firstSeq + 1 + i;
+        }
+
+        await using var command = new NpgsqlCommand(SyncQueries.Store, connection, transaction)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Id.ToString()).ToArray()),
+                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Id.Book.Value).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Text).ToArray()),
+                Array(NpgsqlDbType.Integer, writes.Select(w => w.Start).ToArray()),
+                Array(NpgsqlDbType.Integer, writes.Select(w => w.Length).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Color).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Note).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.CreatedAt.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.ModifiedAt.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.Bigint, seq),
+                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Version).ToArray()),
+                Array(NpgsqlDbType.Boolean, writes.Select(w => w.Deleted).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Text.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Range.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Color.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Note.ToUniversalTime()).ToArray()),
+            },
+        };
+        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private static NpgsqlParameter Array(NpgsqlDbType elementType, object values) =>
+        new() { NpgsqlDbType = NpgsqlDbType.Array | elementType, Value = values };
+
+    private static HighlightState ReadState(NpgsqlDataReader reader) => new(
+        ParseId(reader.GetString(0)),
+        NullableString(reader, 1),
+        reader.IsDBNull(2) ? null : reader.GetInt32(2),
+        reader.IsDBNull(3) ? null : reader.GetInt32(3),
+        NullableString(reader, 4),
+        NullableString(reader, 5),
+        reader.GetFieldValue<DateTimeOffset>(6),
+        reader.GetFieldValue<DateTimeOffset>(7),
+        reader.GetInt64(8),
+        reader.GetBoolean(9),
+        new FieldTimes(
+            reader.GetFieldValue<DateTimeOffset>(10),
+            reader.GetFieldValue<DateTimeOffset>(11),
+            reader.GetFieldValue<DateTimeOffset>(12),
+            reader.GetFieldValue<DateTimeOffset>(13)));
+
+    private static string? NullableString(NpgsqlDataReader reader, int ordinal) =>
+        reader.IsDBNull(ordinal) ? null : reader.GetString(ordinal);
+
+    private static HighlightId ParseId(string id) =>
+        HighlightId.TryParse(id, out var parsed) ? parsed : throw new InvalidOperationException($"Stored highlight id '{id}' is malformed.");
+}

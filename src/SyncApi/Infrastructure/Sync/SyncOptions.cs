@@ -1,0 +1,29 @@
+using System.ComponentModel.DataAnnotations;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
+
+/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job.</summary>
+public sealed class SyncOptions
+{
+    public const string SectionName = "Sync";
+
+    /// <summary>A device time further ahead of server time than this is replaced by server time.</summary>
+    [Range(0, 86_400, ErrorMessage = "Sync:MaxClockSkewSeconds must be from {1} to {2}.")]
+    public int MaxClockSkewSeconds { get; set; } = 300;
+
+    /// <summary>How long a tombstone is kept for devices to pull; then it is purged and older sync tokens get 410.</summary>
+    [Range(1, 3_650, ErrorMessage = "Sync:TombstoneRetentionDays must be from {1} to {2}.")]
+    public int TombstoneRetentionDays { get; set; } = 90;
+
+    /// <summary>Pause between purge runs.</summary>
+    [Range(1, 86_400, ErrorMessage = "Sync:PurgeIntervalSeconds must be from {1} to {2}.")]
+    public int PurgeIntervalSeconds { get; set; } = 600;
+
+    /// <summary>Tombstones deleted per purge transaction; small batches keep each transaction short.</summary>
+    [Range(1, 100_000, ErrorMessage = "Sync:PurgeBatchSize must be from {1} to {2}.")]
+    public int PurgeBatchSize { get; set; } = 1_000;
+
+    /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
+    [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]
+    public int RevocationRefreshSeconds { get; set; } = 5;
+}

@@ -1,0 +1,23 @@
+using System.Security.Cryptography;
+using System.Text;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Paging;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
+
+/// <summary>
+/// Sync tokens are signed with the page cursor key (<c>Paging:CursorKey</c>, checked at start): one
+/// secret to manage; the tags are domain-separated, so a cursor never passes as a token.
+/// </summary>
+internal static class SyncTokensFactory
+{
+    public static SyncTokens Create(IServiceProvider services)
+    {
+        var key = services.GetRequiredService<IOptions<PagingOptions>>().Value.CursorKey;
+        return new SyncTokens(string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key));
+    }
+
+    public static SyncSettings Settings(IServiceProvider services) =>
+        new(TimeSpan.FromSeconds(services.GetRequiredService<IOptions<SyncOptions>>().Value.MaxClockSkewSeconds));
+}

@@ -1,0 +1,37 @@
+using System.Globalization;
+using Kobo.Sync.DeviceSimulator.Cli;
+using Kobo.Sync.DeviceSimulator.Tests.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
+
+namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
+
+/// <summary>The smoke run's HTML report in a real browser: no console errors, its charts drawn, a screenshot kept with the run.</summary>
+[Collection(EndToEndCollection.Name)]
+public sealed class ReportInBrowserTests(SeededServiceFixture service)
+{
+    [FactWhenChromium]
+    public async Task TheSmokeReportOpensInChromiumWithItsChartsDrawnAndNoConsoleErrors()
+    {
+        // Kept under load/results (git-ignored) like any run, with the screenshot beside the report.
+        var results = Path.Combine(RepositoryRoot.Path, "load", "results",
+            "smoke-test-" + DateTime.UtcNow.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture));
+        var exit = await SimulatorCommands.Build().Parse(
+        [
+            "run", "--profile", RepositoryRoot.Profile("smoke"),
+            "--rest", service.Rest.ToString(), "--grpc", service.Grpc.ToString(), "--postgres", service.ConnectionString,
+            "--signing-key", TestTokens.SigningKey, "--heaviest", service.HeaviestUsers, "--out", results,
+        ]).InvokeAsync();
+        Assert.Equal(0, exit);
+
+        var screenshot = Path.Combine(results, "report.png");
+        var (dom, log) = await Chromium.RenderAsync(Path.Combine(results, "report.html"), screenshot);
+
+        Assert.Contains("PASS smoke", dom);
+        Assert.Equal(3, dom.Split("<svg").Length - 1);
+        Assert.True(dom.Split("<polyline").Length - 1 >= 3 * 9, "every scenario's lines drawn");
+        var console = log.Split('\n').Where(line => line.Contains("CONSOLE", StringComparison.Ordinal)).ToList();
+        Assert.Empty(console);
+        Assert.DoesNotContain("Failed to load resource", log);
+        Assert.True(new FileInfo(screenshot).Length > 10_000, "a screenshot with something on it");
+    }
+}

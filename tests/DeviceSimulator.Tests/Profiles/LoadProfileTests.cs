@@ -1,0 +1,67 @@
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Tests.Support;
+
+namespace Kobo.Sync.DeviceSimulator.Tests.Profiles;
+
+public sealed class LoadProfileTests : IDisposable
+{
+    private readonly string _path = Path.Combine(Path.GetTempPath(), $"kobo-sim-profile-{Guid.NewGuid():N}.json");
+
+    public static TheoryData<string> ShippedProfiles() => new(["local", "budget-arm", "high-perf", "spike"]);
+
+    [Theory]
+    [MemberData(nameof(ShippedProfiles))]
+    public void EveryShippedProfileLoadsWithTheDefaultSla(string name)
+    {
+        var profile = LoadProfile.Load(RepositoryRoot.Profile(name));
+
+        Assert.Equal(name, profile.Name);
+        Assert.NotEmpty(profile.Scenarios);
+        Assert.Equal(200, profile.Thresholds.P99Ms);
+        Assert.Equal(0.1, profile.Thresholds.FailedSyncPercent);
+    }
+
+    [Fact]
+    public void TheSmokeProfileStaysShortEnoughForTheTestSuite()
+    {
+        var profile = LoadProfile.Load(RepositoryRoot.Profile("smoke"));
+
+        Assert.Equal(0.1, profile.Thresholds.FailedSyncPercent);
+        Assert.InRange(profile.Thresholds.P99Ms, 200, 1_000);
+
+        Assert.All(profile.Scenarios, s => Assert.True(s.Steps.Sum(step => step.DurationSeconds * Math.Max(step.Rate, step.RampTo ?? 0)) <= 100));
+        Assert.Equal(9, profile.Scenarios.Count); // three reads, each over REST, gRPC and raw PostgreSQL
+    }
+
+    [Fact]
+    public void AnUnknownFieldIsRefusedWithItsName()
+    {
+        File.WriteAllText(_path, """{ "name": "x", "scenarios": [], "rateLimit": 5 }""");
+
+        var error = Assert.Throws<ProfileException>(() => LoadProfile.Load(_path));
+        Assert.Contains("rateLimit", error.Message);
+    }
+
+    [Fact]
+    public void ABadValueIsRefusedSayingWhatIsWrong()
+    {
+        File.WriteAllText(_path, """
+            { "name": "x", "thresholds": { "p99Ms": 0 },
+              "scenarios": [ { "read": "user-by-id", "transport": "rest", "steps": [ { "rate": 10, "durationSeconds": 0 } ] } ] }
+            """);
+
+        var error = Assert.Throws<ProfileException>(() => LoadProfile.Load(_path));
+        Assert.Contains("p99Ms", error.Message);
+        Assert.Contains("durationSeconds", error.Message);
+    }
+
+    [Fact]
+    public void AnUnknownReadIsRefused()
+    {
+        File.WriteAllText(_path, """{ "name": "x", "scenarios": [ { "read": "everything", "transport": "rest", "steps": [] } ] }""");
+
+        Assert.Throws<ProfileException>(() => LoadProfile.Load(_path));
+    }
+
+    public void Dispose() => File.Delete(_path);
+}

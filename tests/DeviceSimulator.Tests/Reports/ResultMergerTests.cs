@@ -1,0 +1,67 @@
+using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Metrics;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Reports;
+
+namespace Kobo.Sync.DeviceSimulator.Tests.Reports;
+
+public sealed class ResultMergerTests
+{
+    private static readonly LoadProfile Profile = new()
+    {
+        Name = "merge",
+        Scenarios = [new ScenarioLoad { Read = ReadKind.UserById, Transport = Transport.Grpc, Steps = [new LoadStep { Rate = 100, DurationSeconds = 10 }] }],
+    };
+
+    [Fact]
+    public void MergedShardsReportThePercentilesOfAllTheirSyncsNotTheAverageOfTheirPercentiles()
+    {
+        // One shard saw a fast server, the other a slow one: the average of their p99s is far from
+        // the p99 of all syncs together.
+        var fast = Shard(seed: 1, micros: r => r.Next(1_000, 5_000), count: 9_000);
+        var slow = Shard(seed: 2, micros: r => r.Next(100_000, 900_000), count: 1_000);
+        var all = new LatencyHistogram();
+        all.Add(fast.Stats.Latency);
+        all.Add(slow.Stats.Latency);
+
+        var merged = ResultMerger.Merge([RoundTrip(fast.Result), RoundTrip(slow.Result)]);
+
+        var scenario = Assert.Single(merged.Scenarios);
+        Assert.Equal(10_000, scenario.Syncs);
+        Assert.Equal(all.ValueAtPercentile(99) / 1000.0, scenario.Latency.P99);
+        Assert.Equal(all.ValueAtPercentile(50) / 1000.0, scenario.Latency.P50);
+        var averaged = (fast.Result.Scenarios[0].Latency.P99 + slow.Result.Scenarios[0].Latency.P99) / 2;
+        Assert.NotEqual(averaged, scenario.Latency.P99, 1);
+        Assert.Equal(["1/2", "2/2"], merged.Shards);
+        Assert.Equal(10_000, scenario.Timeline.Sum(t => t.Syncs));
+        Assert.Equal(10_000, Assert.Single(scenario.Steps).Syncs);
+    }
+
+    private static (ScenarioStats Stats, RunResult Result) Shard(int seed, Func<Random, int> micros, int count)
+    {
+        var random = new Random(seed);
+        var stats = new ScenarioStats("user-by-id-grpc");
+        for (var i = 0; i < count; i++)
+        {
+            stats.Record(i * 10 / count, TimeSpan.FromTicks(micros(random) * 10L), SyncOutcome.Ok, 1);
+        }
+
+        var generator = new GeneratorStats(0.1, 0.2, TimeSpan.FromMilliseconds(1), TimeSpan.FromMilliseconds(2), 2, false);
+        var result = ResultBuilder.Build(Profile, [$"{seed}/2"], DateTimeOffset.UnixEpoch, TimeSpan.FromSeconds(10), [(Profile.Scenarios[0], stats)], generator);
+        return (stats, result);
+    }
+
+    private static RunResult RoundTrip(RunResult result)
+    {
+        var path = Path.Combine(Path.GetTempPath(), $"kobo-sim-result-{Guid.NewGuid():N}.json");
+        File.WriteAllText(path, ResultJson.Serialize(result));
+        try
+        {
+            return ResultJson.Read(path);
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+}

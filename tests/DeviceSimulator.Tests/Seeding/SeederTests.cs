@@ -1,0 +1,122 @@
+using Kobo.Sync.DeviceSimulator.Seeding;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.SyncApi.Tests.Support;
+using Npgsql;
+
+namespace Kobo.Sync.DeviceSimulator.Tests.Seeding;
+
+public sealed class SeederTests : IAsyncLifetime
+{
+    private readonly PostgresDatabase _first = new();
+    private readonly PostgresDatabase _second = new();
+    private readonly PostgresDatabase _migratedOnly = new();
+
+    public async Task InitializeAsync()
+    {
+        await _first.InitializeAsync();
+        await _second.InitializeAsync();
+        await _migratedOnly.InitializeAsync();
+    }
+
+    public async Task DisposeAsync()
+    {
+        await _first.DisposeAsync();
+        await _second.DisposeAsync();
+        await _migratedOnly.DisposeAsync();
+    }
+
+    [Fact]
+    public async Task TheSameSeedWritesTheSameRowsWhateverTheNumberOfWriters()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(45_000, seed: 7));
+
+        var one = await new Seeder(_first.DataSource).SeedAsync(plan, writers: 1, truncate: false, _ => { }, CancellationToken.None);
+        await new Seeder(_second.DataSource).SeedAsync(plan, writers: 3, truncate: false, _ => { }, CancellationToken.None);
+
+        Assert.Equal(plan.TotalHighlights, await CountAsync(_first.DataSource, "highlights"));
+        Assert.Equal(plan.TotalOwnerships, await CountAsync(_first.DataSource, "users_books"));
+        Assert.Equal(45_000, await CountAsync(_first.DataSource, "users"));
+        Assert.Equal(one.Rows, plan.TotalRows);
+        foreach (var table in TableKeys.Tables)
+        {
+            Assert.Equal(await DigestAsync(_first.DataSource, table), await DigestAsync(_second.DataSource, table));
+        }
+    }
+
+    [Fact]
+    public async Task TheSeededSchemaHasTheKeysAndIndexesOfTheMigrations()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(2_000, seed: 3));
+        await new Seeder(_first.DataSource).SeedAsync(plan, writers: 2, truncate: false, _ => { }, CancellationToken.None);
+        await new SchemaMigrator(_migratedOnly.DataSource).MigrateAsync(CancellationToken.None);
+
+        var seeded = await SchemaAsync(_first.DataSource);
+        Assert.Contains("highlights_pkey", seeded);
+        Assert.Equal(await SchemaAsync(_migratedOnly.DataSource), seeded);
+        Assert.Equal(0, await CountAsync(_first.DataSource, "pg_class WHERE relname = 'simulator_seed_keys'"));
+    }
+
+    [Fact]
+    public async Task ASecondSeedIsRefusedUnlessAskedToReplaceTheData()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(1_000, seed: 3));
+        await new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: false, _ => { }, CancellationToken.None);
+
+        await Assert.ThrowsAsync<SeedRefusedException>(() => new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: false, _ => { }, CancellationToken.None));
+        var again = await new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: true, _ => { }, CancellationToken.None);
+
+        Assert.Equal(plan.TotalHighlights, await CountAsync(_first.DataSource, "highlights"));
+        Assert.Equal(plan.TotalRows, again.Rows);
+    }
+
+    [Fact]
+    public async Task TheHeaviestUsersListNamesTheHeaviestUsersAndTheirBooks()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(5_000, seed: 11));
+        await new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: false, _ => { }, CancellationToken.None);
+        var path = Path.Combine(Path.GetTempPath(), $"heaviest-{Guid.NewGuid():N}.tsv");
+        HeaviestUsersFile.Write(path, plan, HeaviestUsersFile.Select(plan, top: 50));
+
+        var listed = HeaviestUsersFile.Read(path);
+        File.Delete(path);
+
+        await using var command = _first.DataSource.CreateCommand(
+            "SELECT user_no, count(*), array_agg(DISTINCT book_no ORDER BY book_no) FROM highlights GROUP BY user_no ORDER BY count(*) DESC, user_no LIMIT 50");
+        await using var reader = await command.ExecuteReaderAsync();
+        var i = 0;
+        while (await reader.ReadAsync())
+        {
+            Assert.Equal(reader.GetInt64(0), listed[i].UserNo);
+            Assert.Equal(reader.GetInt64(1), listed[i].Highlights);
+            Assert.Equal(reader.GetFieldValue<long[]>(2), listed[i].Books.Order().ToArray());
+            i++;
+        }
+
+        Assert.Equal(50, i);
+    }
+
+    private static async Task<long> CountAsync(NpgsqlDataSource dataSource, string from)
+    {
+        await using var command = dataSource.CreateCommand($"SELECT count(*) FROM {from}");
+        return (long)(await command.ExecuteScalarAsync())!;
+    }
+
+    private static async Task<string> DigestAsync(NpgsqlDataSource dataSource, string table)
+    {
+        await using var command = dataSource.CreateCommand($"SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) FROM {table} t");
+        return (string)(await command.ExecuteScalarAsync())!;
+    }
+
+    private static async Task<string> SchemaAsync(NpgsqlDataSource dataSource)
+    {
+        await using var command = dataSource.CreateCommand("""
+            SELECT string_agg(x, E'\n' ORDER BY x) FROM (
+              SELECT conrelid::regclass || ' ' || conname || ' ' || pg_get_constraintdef(oid) AS x FROM pg_constraint WHERE connamespace = 'public'::regnamespace
+              UNION ALL
+              SELECT indexrelid::regclass || ' ' || pg_get_indexdef(indexrelid) FROM pg_index JOIN pg_class c ON c.oid = indrelid WHERE c.relnamespace = 'public'::regnamespace
+            ) s
+            """);
+        return (string)(await command.ExecuteScalarAsync())!;
+    }
+}

@@ -1,0 +1,32 @@
+using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Scenarios;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
+
+namespace Kobo.Sync.DeviceSimulator.Tests.Support;
+
+/// <summary>Runs user-by-id over REST against a stub server: the whole simulator path (engine, device retries, REST client).</summary>
+public static class StubRuns
+{
+    public static Task<RunResult> UserByIdAsync(Uri rest, double rate, double seconds, int maxConcurrency, DeviceBehaviour device) =>
+        SimulationRun.ExecuteAsync(
+            new LoadProfile
+            {
+                Name = "stub",
+                Devices = 1_000,
+                MaxConcurrency = maxConcurrency,
+                Spacing = ArrivalSpacing.Uniform,
+                WarmUpSyncs = 0,
+                Device = device,
+                Scenarios = [new ScenarioLoad { Read = ReadKind.UserById, Transport = Transport.Rest, Steps = [new LoadStep { Rate = rate, DurationSeconds = seconds }] }],
+            },
+            new RunSettings
+            {
+                Endpoints = new Endpoints(rest, null, null),
+                Tokens = new DeviceTokenOptions { SigningKey = "stub-signing-key-that-is-at-least-32-bytes" },
+                Users = 100,
+            },
+            started: null,
+            CancellationToken.None);
+}

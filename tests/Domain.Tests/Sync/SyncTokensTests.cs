@@ -1,0 +1,64 @@
+using System.Text;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
+
+namespace Kobo.Sync.Domain.Tests.Sync;
+
+public sealed class SyncTokensTests
+{
+    private static readonly SyncTokens Tokens = new(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long"));
+    private static readonly UserNo User = new(12);
+    private static readonly SyncPosition Position = new(41, "highlights/users12-ebooks/5/k1", 40, 5);
+
+    [Fact]
+    public void AnIssuedTokenResolvesToItsPosition() =>
+        Assert.Equal(Position, Tokens.Resolve(User, Tokens.Issue(User, Position)));
+
+    [Fact]
+    public void TheStartPositionRoundTrips() =>
+        Assert.Equal(SyncPosition.Start, Tokens.Resolve(User, Tokens.Issue(User, SyncPosition.Start)));
+
+    [Fact]
+    public void ATokenOfAnotherUserIsRejected()
+    {
+        var error = Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(new UserNo(123), Tokens.Issue(User, SyncPosition.Start)));
+        Assert.Equal("since", error.Field);
+    }
+
+    [Fact]
+    public void ATokenSignedWithAnotherKeyIsRejected()
+    {
+        var other = new SyncTokens(Encoding.UTF8.GetBytes("another-test-key-that-is-at-least-32-bytes"));
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, other.Issue(User, Position)));
+    }
+
+    [Fact]
+    public void EveryAlteredCharacterIsDetected()
+    {
+        var token = Tokens.Issue(User, Position);
+        for (var i = 0; i < token.Length; i++)
+        {
+            var altered = token[..i] + (token[i] == 'A' ? 'B' : 'A') + token[(i + 1)..];
+            Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, altered));
+        }
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData(".")]
+    [InlineData("abc")]
+    [InlineData("abc.")]
+    [InlineData(".abc")]
+    [InlineData("a b.c")]
+    public void GarbageIsRejected(string token) =>
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, token));
+
+    [Fact]
+    public void APageCursorIsNotASyncToken()
+    {
+        var cursors = new PageCursors(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long"));
+        var prefix = HighlightId.UserPrefix(User);
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, cursors.Issue(prefix, prefix + "ebooks/5/k1")));
+    }
+}

@@ -1,0 +1,120 @@
+using System.Net;
+using System.Text.Json;
+using Kobo.Sync.SyncApi.Tests.Apis.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
+using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
+
+namespace Kobo.Sync.SyncApi.Tests.Apis;
+
+/// <summary>GET /v1/users/{userNo}/devices and DELETE /v1/users/{userNo}/devices/{deviceId} on a real PostgreSQL.</summary>
+public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<SyncServiceDatabase>
+{
+    private static async Task<JsonElement> DeviceAsync(HttpClient client, long user, string deviceId)
+    {
+        var list = await client.GetJsonAsync($"/v1/users/{user}/devices", 200);
+        return list.GetProperty("devices").EnumerateArray().Single(d => d.Str("deviceId") == deviceId);
+    }
+
+    private static async Task<HttpStatusCode> RevokeAsync(HttpClient client, long user, string deviceId)
+    {
+        using var response = await client.DeleteAsync(new Uri($"/v1/users/{user}/devices/{deviceId}", UriKind.Relative), TestTimeout.Token);
+        return response.StatusCode;
+    }
+
+    [Fact]
+    public async Task EachPullRecordsTheDevicesAcknowledgedPositionAndTime()
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user, "reader-1");
+        await device.PushAsync(user, Upsert("a", "t", DateTimeOffset.UtcNow));
+        var (_, token) = await device.PullAllAsync(user);
+        var afterFirst = await DeviceAsync(device, user, "reader-1");
+
+        await device.PullAllAsync(user, token);
+        var afterSecond = await DeviceAsync(device, user, "reader-1");
+
+        // The first pull came back with no token (position 0); the second with the token that covers "a".
+        Assert.Equal(0, afterFirst.GetProperty("position").GetInt64());
+        Assert.True(afterSecond.GetProperty("position").GetInt64() > 0);
+        Assert.True(afterSecond.GetProperty("lastSyncAt").GetDateTimeOffset() >= afterFirst.GetProperty("lastSyncAt").GetDateTimeOffset());
+        Assert.False(afterSecond.TryGetProperty("revokedAt", out _));
+    }
+
+    [Fact]
+    public async Task ARevokedDevicesTokenIsRefusedAtOnceEvenWhenAlreadyValidated()
+    {
+        var user = db.NewUser();
+        using var lost = db.Device(user, "lost");
+        using var kept = db.Device(user, "kept");
+        await lost.PullPageAsync(user, null); // its token is now in the validated-token cache
+        await kept.PullPageAsync(user, null);
+
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(kept, user, "lost"));
+
+        await lost.PullPageAsync(user, null, expect: 401);
+        using var push = await lost.PushRawAsync(user, Upsert("x", "t", DateTimeOffset.UtcNow));
+        Assert.Equal(HttpStatusCode.Unauthorized, push.StatusCode);
+        await kept.PullPageAsync(user, null);
+        Assert.True((await DeviceAsync(kept, user, "lost")).TryGetProperty("revokedAt", out _));
+        Assert.Empty(await db.StoredAsync(user));
+    }
+
+    [Fact]
+    public async Task ATokenIssuedAfterTheRevocationWorks()
+    {
+        var user = db.NewUser();
+        using var owner = db.Device(user, "owner");
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "re-enrolled"));
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token); // token issue times have whole seconds
+
+        using var fresh = db.Device(user, "re-enrolled");
+
+        await fresh.PullPageAsync(user, null);
+    }
+
+    [Fact]
+    public async Task ARevocationThroughAnotherInstanceReachesThisOneWithinItsRefreshInterval()
+    {
+        var user = db.NewUser();
+        var settings = TestTokens.ServiceSettings(db.ConnectionString);
+        settings["Sync:RevocationRefreshSeconds"] = "1";
+        await using var other = new SyncApiFactory(settings);
+        using var onOther = other.CreateClient().WithToken(TestTokens.For(user, "stolen"));
+        await onOther.PullPageAsync(user, null);
+        using var owner = db.Device(user, "owner");
+
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "stolen"));
+
+        var deadline = DateTime.UtcNow.AddSeconds(15);
+        HttpStatusCode status;
+        do
+        {
+            await Task.Delay(200, TestTimeout.Token);
+            using var response = await onOther.GetAsync(new Uri($"/v1/users/{user}/changes", UriKind.Relative), TestTimeout.Token);
+            status = response.StatusCode;
+        }
+        while (status == HttpStatusCode.OK && DateTime.UtcNow < deadline);
+
+        Assert.Equal(HttpStatusCode.Unauthorized, status);
+    }
+
+    [Fact]
+    public async Task AnotherUsersDevicesCannotBeListedOrRevoked()
+    {
+        var user = db.NewUser();
+        var other = db.NewUser();
+        using var device = db.Device(user);
+
+        await device.GetJsonAsync($"/v1/users/{other}/devices", 403);
+        Assert.Equal(HttpStatusCode.Forbidden, await RevokeAsync(device, other, "any"));
+    }
+
+    [Fact]
+    public async Task AnUnknownUserIs404()
+    {
+        using var device = db.Device(987_654);
+
+        await device.GetJsonAsync("/v1/users/987654/devices", 404);
+        Assert.Equal(HttpStatusCode.NotFound, await RevokeAsync(device, 987_654, "any"));
+    }
+}
