@@ -45,7 +45,8 @@ public static class StorageExtensions
             sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
             sp.GetService<SyncMetrics>()));
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
-        services.AddSingleton<ISyncStore, PostgresSyncStore>();
+        services.AddSingleton<PostgresSyncStore>();
+        services.AddSingleton<ISyncStore, ResilientSyncStore>();
         services.AddHostedService<StorageStartup>();
         services.AddSingleton<TombstonePurge>();
         services.TryAddSingleton(TimeProvider.System);

@@ -10,6 +10,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// with Retry-After instead of queueing, the admitted requests keep their speed, and the process's
 /// memory does not grow with the load it refuses.
 /// </summary>
+[Collection(MeasuredAloneCollection.Name)]
 public sealed class OverloadTests(OverloadTests.SmallCapacity service, ITestOutputHelper output) : IClassFixture<OverloadTests.SmallCapacity>
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;
