@@ -68,12 +68,12 @@ internal static class RunCommand
                     Users = parse.GetValue(users) ?? (parse.GetValue(heaviest) is { } p ? HeaviestUsersFile.ReadUserCount(p) : 0),
                     Shard = part,
                 };
-                if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read == ReadKind.UserById))
+                if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read is ReadKind.UserById or ReadKind.SyncSession or ReadKind.FirstSyncStorm))
                 {
-                    throw new ProfileException("user-by-id needs the number of users: --users, or --heaviest from the seed.");
+                    throw new ProfileException("user-by-id and device sync need the number of users: --users, or --heaviest from the seed.");
                 }
 
-                if (heavy.Count == 0 && loaded.Scenarios.Any(s => s.Read != ReadKind.UserById))
+                if (heavy.Count == 0 && loaded.Scenarios.Any(s => s.Read is ReadKind.HighlightsByUser or ReadKind.HighlightsByBook))
                 {
                     throw new ProfileException("The highlight reads need the seed's heaviest-users list: --heaviest.");
                 }

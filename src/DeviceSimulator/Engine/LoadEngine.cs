@@ -90,8 +90,10 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
         try
         {
             var device = scenario.DeviceFor(arrival.Sequence);
-            var (outcome, attempts) = await devices.SyncAsync(
-                static (state, ct) => state.scenario.AttemptAsync(state.device, ct), (scenario, device), cancellationToken);
+            var (outcome, attempts) = scenario is ISyncSessionScenario session
+                ? await session.SessionAsync(device, arrival.Sequence, (int)arrival.At.TotalSeconds, devices, cancellationToken)
+                : await devices.SyncAsync(
+                    static (state, ct) => state.scenario.AttemptAsync(state.device, ct), (scenario, device), cancellationToken);
             var result = outcome.Ok ? SyncOutcome.Ok : SyncOutcome.Failed;
             stats.Record((int)arrival.At.TotalSeconds, clock.Elapsed - intended, result, attempts);
             Interlocked.Increment(ref _completed);

@@ -20,6 +20,7 @@ public sealed class ScenarioStats(string name)
 {
     private readonly Lock _lock = new();
     private readonly List<TimelineSecond> _timeline = [];
+    private long _changes;
 
     public string Name { get; } = name;
 
@@ -32,6 +33,9 @@ public sealed class ScenarioStats(string name)
     public long Attempts { get; private set; }
 
     public long Retries => Attempts - Syncs;
+
+    /// <summary>Device sync: changes the devices received in their pulls.</summary>
+    public long Changes => Interlocked.Read(ref _changes);
 
     /// <summary>Syncs that were meant to start but never did because the run was stopped.</summary>
     public long Dropped { get; private set; }
@@ -75,6 +79,8 @@ public sealed class ScenarioStats(string name)
         }
     }
 
+    public void RecordChanges(long count) => Interlocked.Add(ref _changes, count);
+
     public void RecordDropped()
     {
         lock (_lock)
@@ -93,6 +99,7 @@ public sealed class ScenarioStats(string name)
             Failed += other.Failed;
             Attempts += other.Attempts;
             Dropped += other.Dropped;
+            _changes += other.Changes;
             foreach (var second in other.Timeline)
             {
                 while (_timeline.Count <= second.Second)
@@ -106,8 +113,9 @@ public sealed class ScenarioStats(string name)
         }
     }
 
-    internal void Restore(long syncs, long failed, long attempts, long dropped)
+    internal void Restore(long syncs, long failed, long attempts, long dropped, long changes = 0)
     {
+        _changes = changes;
         Syncs = syncs;
         Failed = failed;
         Attempts = attempts;

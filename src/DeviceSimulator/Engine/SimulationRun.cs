@@ -31,7 +31,7 @@ public static class SimulationRun
         var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
         var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users);
         var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
-        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency);
+        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed);
 
         // A shard sends its share of each rate, so n shards together send the profile's rate.
         var plans = profile.Scenarios.Select((load, i) => new ScenarioPlan(
@@ -51,8 +51,10 @@ public static class SimulationRun
         var engine = new LoadEngine(new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing);
         started?.Invoke(engine);
         var run = await engine.RunAsync(plans, cancellationToken);
-        return ResultBuilder.Build(
-            profile, [settings.Shard.ToString()], run.Started, run.Duration,
-            profile.Scenarios.Zip(run.Scenarios).ToList(), run.Generator);
+        // A sync session's steps are reported (and gated) beside it, as scenarios of their own.
+        var measured = profile.Scenarios.Zip(run.Scenarios).ToList();
+        measured.AddRange(profile.Scenarios.Zip(plans)
+            .SelectMany(p => p.Second.Scenario is ISyncSessionScenario session ? session.StepStats.Select(s => (p.First, s)) : []));
+        return ResultBuilder.Build(profile, [settings.Shard.ToString()], run.Started, run.Duration, measured, run.Generator);
     }
 }

@@ -103,6 +103,16 @@ public sealed record LoadProfile
                 yield return $"scenario {scenario.Name}: steps must list at least one step";
             }
 
+            if (scenario.PageSize is < 1 or > 1_000 || scenario.PushBatch is < 0 or > 500)
+            {
+                yield return $"scenario {scenario.Name}: pageSize must be 1 to 1000 and pushBatch 0 to 500";
+            }
+
+            if (scenario.Transport == Transport.Postgres && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm)
+            {
+                yield return $"scenario {scenario.Name}: device sync runs over rest or grpc";
+            }
+
             foreach (var step in scenario.Steps)
             {
                 if (step.Rate < 0 || step.RampTo < 0 || !(step.DurationSeconds > 0))
@@ -120,7 +130,7 @@ public enum ArrivalSpacing
     Uniform,
 }
 
-/// <summary>The three hot device reads of the benchmark.</summary>
+/// <summary>What a scenario's devices do: one of the three hot device reads, or a device sync (push and pull).</summary>
 public enum ReadKind
 {
     /// <summary>First page of a user's highlights across all books, from the heaviest users.</summary>
@@ -131,6 +141,12 @@ public enum ReadKind
 
     /// <summary>One user by id, every user once.</summary>
     UserById,
+
+    /// <summary>A device sync session: pull every page since the device's token, push a small batch of new highlights, pull again.</summary>
+    SyncSession,
+
+    /// <summary>A new device's first sync: every page of its user's changes, until <c>hasMore</c> is false.</summary>
+    FirstSyncStorm,
 }
 
 /// <summary>How a read reaches the data: the service over REST or gRPC, or PostgreSQL directly (the baseline).</summary>
@@ -149,6 +165,12 @@ public sealed record ScenarioLoad
     public required Transport Transport { get; init; }
 
     public required IReadOnlyList<LoadStep> Steps { get; init; }
+
+    /// <summary>Device sync: the <c>pageSize</c> of each pull (1 to 1,000).</summary>
+    public int PageSize { get; init; } = 100;
+
+    /// <summary>Device sync session: new highlights pushed in each session (0 to 500).</summary>
+    public int PushBatch { get; init; } = 3;
 
     [JsonIgnore]
     public string Name => $"{ToKebab(Read.ToString())}-{Transport.ToString().ToLowerInvariant()}";
@@ -183,11 +205,20 @@ public sealed record DeviceBehaviour
     /// <summary>Lifetime of the device tokens the simulator mints.</summary>
     public int TokenLifetimeMinutes { get; init; } = 60;
 
+    /// <summary>
+    /// A device's own pace within a sync session: at most <see cref="Burst"/> requests at once, then
+    /// <see cref="RequestsPerSecond"/>. Below the service's per-device limit (20, then 10/s), so a
+    /// long first sync is not refused with 429.
+    /// </summary>
+    public int RequestsPerSecond { get; init; } = 9;
+
+    public int Burst { get; init; } = 18;
+
     internal IEnumerable<string> Validate()
     {
-        if (TimeoutMs < 1 || MaxRetries < 0 || BaseDelayMs < 0 || MaxDelayMs < BaseDelayMs || TokenLifetimeMinutes < 1)
+        if (TimeoutMs < 1 || MaxRetries < 0 || BaseDelayMs < 0 || MaxDelayMs < BaseDelayMs || TokenLifetimeMinutes < 1 || RequestsPerSecond < 1 || Burst < 1)
         {
-            yield return "device needs timeoutMs >= 1, maxRetries >= 0, 0 <= baseDelayMs <= maxDelayMs, tokenLifetimeMinutes >= 1";
+            yield return "device needs timeoutMs >= 1, maxRetries >= 0, 0 <= baseDelayMs <= maxDelayMs, tokenLifetimeMinutes >= 1, requestsPerSecond >= 1, burst >= 1";
         }
     }
 }

@@ -34,7 +34,7 @@ public static class ResultBuilder
     {
         var stats = new ScenarioStats(result.Name);
         stats.Latency.Add(ToHistogram(result.Histogram));
-        stats.Restore(result.Syncs, result.Failed, result.Attempts, result.Dropped);
+        stats.Restore(result.Syncs, result.Failed, result.Attempts, result.Dropped, result.Changes);
         foreach (var point in result.Timeline)
         {
             stats.RestoreSecond(new TimelineSecond(point.Second) { Latency = ToHistogram(point.Histogram), Failed = point.Failed });
@@ -55,6 +55,7 @@ public static class ResultBuilder
             Failed = stats.Failed,
             Attempts = stats.Attempts,
             Dropped = stats.Dropped,
+            Changes = stats.Changes,
             ThroughputPerSecond = stats.Syncs / Math.Max(duration.TotalSeconds, 1e-9),
             Latency = new LatencySummary(
                 h.Mean / 1000, Ms(h, 50), Ms(h, 75), Ms(h, 90), Ms(h, 95), Ms(h, 99), Ms(h, 99.9), Ms(h, 99.99), h.Max / 1000.0),

@@ -58,6 +58,9 @@ public sealed record ScenarioResult
 
     public required long Dropped { get; init; }
 
+    /// <summary>Device sync: changes received in pulls (0 for the reads).</summary>
+    public long Changes { get; init; }
+
     public long Retries => Attempts - Syncs;
 
     public double FailedPercent => Syncs == 0 ? 0 : Failed * 100.0 / Syncs;

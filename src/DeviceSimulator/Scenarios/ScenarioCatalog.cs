@@ -4,6 +4,7 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
+using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 using Kobo.Sync.SyncApi.Grpc.Wire.Client;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
@@ -27,20 +28,24 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private readonly DeviceTokens _tokens;
     private readonly Endpoints _endpoints;
     private readonly int _connections;
+    private readonly DeviceBehaviour _device;
+    private readonly int _seed;
     private HttpClient? _rest;
     private HttpClient? _grpc;
     private NpgsqlDataSource? _postgres;
     private PostgresDeviceReadStore? _store;
 
-    public ScenarioCatalog(ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections)
+    public ScenarioCatalog(ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections, DeviceBehaviour? device = null, int seed = 1)
     {
+        _device = device ?? new DeviceBehaviour();
+        _seed = seed;
         _sampling = sampling;
         _tokens = tokens;
         _endpoints = endpoints;
         _connections = connections;
     }
 
-    /// <summary>The scenario for a read over a transport; throws naming the missing option when its endpoint was not given.</summary>
+    /// <summary>The scenario for a read (or device sync) over a transport; throws naming the missing option when its endpoint was not given.</summary>
     public IReadScenario Create(ScenarioLoad load) => (load.Read, load.Transport) switch
     {
         (ReadKind.HighlightsByUser, Transport.Rest) => new RestHighlightsByUser(_sampling, RestClient()),
@@ -52,6 +57,10 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         (ReadKind.HighlightsByUser, Transport.Postgres) => new PostgresHighlightsByUser(_sampling, Store()),
         (ReadKind.HighlightsByBook, Transport.Postgres) => new PostgresHighlightsByBook(_sampling, Store()),
         (ReadKind.UserById, Transport.Postgres) => new PostgresUserById(_sampling, Store()),
+        (ReadKind.SyncSession, Transport.Rest) => new DeviceSyncSessionScenario(_sampling, RestSync(), load, _device, _seed),
+        (ReadKind.SyncSession, Transport.Grpc) => new DeviceSyncSessionScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device, _seed),
+        (ReadKind.FirstSyncStorm, Transport.Rest) => new FirstSyncStormScenario(_sampling, RestSync(), load, _device),
+        (ReadKind.FirstSyncStorm, Transport.Grpc) => new FirstSyncStormScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device),
         _ => throw new ArgumentOutOfRangeException(nameof(load), load.Name, "No such scenario."),
     };
 
@@ -65,7 +74,11 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         }
     }
 
-    private RestDeviceClient RestClient()
+    private RestDeviceClient RestClient() => new(RestHttp(), _tokens);
+
+    private RestSyncClient RestSync() => new(RestHttp(), _tokens);
+
+    private HttpClient RestHttp()
     {
         var address = _endpoints.Rest ?? throw new MissingEndpointException("--rest");
         _rest ??= new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = _connections, AutomaticDecompression = DecompressionMethods.None })
@@ -73,7 +86,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
             BaseAddress = address,
             Timeout = Timeout.InfiniteTimeSpan, // the device's own timeout applies
         };
-        return new RestDeviceClient(_rest, _tokens);
+        return _rest;
     }
 
     private GrpcDeviceClient GrpcClient()

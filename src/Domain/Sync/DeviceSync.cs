@@ -155,7 +155,9 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
 
         // The token the device came back with is what it has applied: its acknowledged position.
         await store.RecordPullAsync(user, caller.DeviceId, position.Seq, cancellationToken).ConfigureAwait(false);
-        return new SyncChangePage(changes, tokens.Issue(user, next), hasMore);
+        var pageOfSync = position.PagesInSync + 1;
+        next = next with { PagesInSync = hasMore ? pageOfSync : 0 };
+        return new SyncChangePage(changes, tokens.Issue(user, next), hasMore) { PageOfSync = pageOfSync };
     }
 
     public async Task<DeviceList> ListDevicesAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)

@@ -36,7 +36,15 @@ public sealed record SyncChange(
 }
 
 /// <summary>A page of changes after a sync token, the token to send next time, and whether more changes wait.</summary>
-public sealed record SyncChangePage(IReadOnlyList<SyncChange> Changes, string SyncToken, bool HasMore);
+public sealed record SyncChangePage(IReadOnlyList<SyncChange> Changes, string SyncToken, bool HasMore)
+{
+    /// <summary>
+    /// Which page of its sync this is (1 for the first pull after a complete one); on the last page
+    /// (<see cref="HasMore"/> false) the number of pages the sync took. For telemetry, not sent to devices.
+    /// </summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public int PageOfSync { get; init; } = 1;
+}
 
 /// <summary>A user's ownership of a book as devices receive it.</summary>
 public sealed record EntitlementState(long BookNo, string Title, string? Author, bool Removed, DateTimeOffset ModifiedAt);

@@ -5,7 +5,9 @@ namespace Kobo.Sync.Domain.Sync;
 /// (seq, book) of the last entitlement change it received. Changes are delivered in that order, so
 /// "after the position" is a keyset range. <see cref="Start"/> lies before every change.
 /// </summary>
-public readonly record struct SyncPosition(long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook)
+/// <para><see cref="PagesInSync"/> counts the pages already pulled in the sync this position is in
+/// the middle of (0 once a pull reached the end), so the service can tell how many pages a sync took.</para>
+public readonly record struct SyncPosition(long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook, int PagesInSync = 0)
 {
     public static SyncPosition Start { get; } = new(0, string.Empty, 0, 0);
 

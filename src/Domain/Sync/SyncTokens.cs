@@ -19,7 +19,7 @@ public sealed class SyncTokens
     public const int MaxTokenLength = 512;
     public const string Field = "since";
     private const int TagBytes = 16;
-    private const string FormatVersion = "1";
+    private const string FormatVersion = "2";
     private readonly byte[] _key;
 
     /// <param name="key">At least 32 bytes; every instance of the service must use the same key.</param>
@@ -41,7 +41,7 @@ public sealed class SyncTokens
             : position.HighlightId.StartsWith(prefix, StringComparison.Ordinal) ? position.HighlightId[prefix.Length..]
             : throw new ArgumentException("The position's highlight belongs to another user.", nameof(position));
         var payload = Encoding.UTF8.GetBytes(string.Join('|',
-            FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), suffix));
+            FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync), suffix));
         Span<byte> tag = stackalloc byte[HMACSHA256.HashSizeInBytes];
         Sign(user, payload, tag);
         return Base64Url.EncodeToString(payload) + "." + Base64Url.EncodeToString(tag[..TagBytes]);
@@ -68,16 +68,17 @@ public sealed class SyncTokens
 
         // Signed by this service, so well formed; checked anyway rather than trusted blindly.
         var parts = Encoding.UTF8.GetString(payload).Split('|');
-        if (parts.Length != 5 || parts[0] != FormatVersion
+        if (parts.Length != 6 || parts[0] != FormatVersion
             || !long.TryParse(parts[1], NumberStyles.None, CultureInfo.InvariantCulture, out var highlightSeq)
             || !long.TryParse(parts[2], NumberStyles.None, CultureInfo.InvariantCulture, out var entitlementSeq)
-            || !long.TryParse(parts[3], NumberStyles.None, CultureInfo.InvariantCulture, out var entitlementBook))
+            || !long.TryParse(parts[3], NumberStyles.None, CultureInfo.InvariantCulture, out var entitlementBook)
+            || !int.TryParse(parts[4], NumberStyles.None, CultureInfo.InvariantCulture, out var pagesInSync))
         {
             throw Tampered();
         }
 
-        var id = parts[4].Length == 0 ? string.Empty : HighlightId.UserPrefix(user) + parts[4];
-        return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook);
+        var id = parts[5].Length == 0 ? string.Empty : HighlightId.UserPrefix(user) + parts[5];
+        return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync);
     }
 
     private void Sign(UserNo user, ReadOnlySpan<byte> payload, Span<byte> tag)

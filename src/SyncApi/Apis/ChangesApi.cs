@@ -39,11 +39,18 @@ internal static class ChangesApi
     }
 
     private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
-        string userNo, string? since, string? pageSize, HttpContext context, DeviceSync sync, CancellationToken cancellationToken) =>
-        TypedResults.Json(
-            await sync.PullAsync(
-                context.Caller(), RequestIds.User(userNo), since, DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize), cancellationToken),
-            SyncJsonContext.Default.SyncChangePage);
+        string userNo, string? since, string? pageSize, HttpContext context, DeviceSync sync, SyncMetrics metrics,
+        CancellationToken cancellationToken)
+    {
+        var page = await sync.PullAsync(
+            context.Caller(), RequestIds.User(userNo), since, DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize), cancellationToken);
+        if (!page.HasMore)
+        {
+            metrics.RecordPullPagesPerSync(Protocols.Rest, page.PageOfSync);
+        }
+
+        return TypedResults.Json(page, SyncJsonContext.Default.SyncChangePage);
+    }
 }
 
 /// <summary>The push body: <c>{ "changes": [ ... ] }</c>.</summary>

@@ -83,6 +83,11 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMe
         var caller = await AuthenticateAsync(call);
         var page = await sync.PullAsync(
             caller, RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize), call.CancellationToken);
+        if (!page.HasMore)
+        {
+            metrics.RecordPullPagesPerSync(Protocols.Grpc, page.PageOfSync);
+        }
+
         return SyncGrpcChanges.ToMessage(page);
     }
 

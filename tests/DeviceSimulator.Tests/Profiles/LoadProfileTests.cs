@@ -33,6 +33,33 @@ public sealed class LoadProfileTests : IDisposable
         Assert.Equal(9, profile.Scenarios.Count); // three reads, each over REST, gRPC and raw PostgreSQL
     }
 
+    [Theory]
+    [InlineData("sync-session")]
+    [InlineData("first-sync-storm")]
+    public void TheDeviceSyncProfilesRunOverTheServiceAndPaceTheirDevicesUnderItsPerDeviceLimit(string name)
+    {
+        var profile = LoadProfile.Load(RepositoryRoot.Profile(name));
+
+        Assert.Equal(name, profile.Name);
+        Assert.Equal(0.1, profile.Thresholds.FailedSyncPercent);
+        Assert.All(profile.Scenarios, s => Assert.NotEqual(Transport.Postgres, s.Transport));
+        Assert.InRange(profile.Device.Burst, 1, 20); // the service: a burst of 20, then 10 requests/s per device
+        Assert.InRange(profile.Device.RequestsPerSecond, 1, 10);
+    }
+
+    [Fact]
+    public void DeviceSyncAgainstRawPostgresOrWithABadPageSizeIsRefused()
+    {
+        File.WriteAllText(_path, """
+            { "name": "x",
+              "scenarios": [ { "read": "sync-session", "transport": "postgres", "pageSize": 0, "steps": [ { "rate": 1, "durationSeconds": 1 } ] } ] }
+            """);
+
+        var error = Assert.Throws<ProfileException>(() => LoadProfile.Load(_path));
+        Assert.Contains("pageSize", error.Message);
+        Assert.Contains("over rest or grpc", error.Message);
+    }
+
     [Fact]
     public void AnUnknownFieldIsRefusedWithItsName()
     {

@@ -9,7 +9,7 @@ public sealed class SyncTokensTests
 {
     private static readonly SyncTokens Tokens = new(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long"));
     private static readonly UserNo User = new(12);
-    private static readonly SyncPosition Position = new(41, "highlights/users12-ebooks/5/k1", 40, 5);
+    private static readonly SyncPosition Position = new(41, "highlights/users12-ebooks/5/k1", 40, 5, PagesInSync: 3);
 
     [Fact]
     public void AnIssuedTokenResolvesToItsPosition() =>

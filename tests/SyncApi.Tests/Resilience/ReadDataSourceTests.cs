@@ -33,18 +33,6 @@ public sealed class ReadDataSourceTests(PostgresDatabase primary) : IClassFixtur
         Assert.Equal(0L, await command.ExecuteScalarAsync()); // migrated by the service, but not where the read came from
     }
 
-    [Fact]
-    public void AReadConnectionStringNpgsqlCannotUseFailsTheStartNamingTheKey()
-    {
-        using var factory = new SyncApiFactory(new Dictionary<string, string?>
-        {
-            ["Storage:ConnectionString"] = primary.ConnectionString,
-            ["Storage:ReadConnectionString"] = "Host=a;Database=d;Target Session Attributes=standby",
-        });
-        var error = Assert.Throws<OptionsValidationException>(() => factory.Server);
-        Assert.Contains("Storage:ReadConnectionString", error.Message, StringComparison.Ordinal);
-    }
-
     /// <summary>The same server listed twice: a host list as a cluster's, where no host is a standby (Npgsql falls back to the primary).</summary>
     private static string TwoHostsOf(string connectionString)
     {
@@ -67,17 +55,5 @@ public sealed class ReadDataSourceTests(PostgresDatabase primary) : IClassFixtur
         Assert.Equal("standby", kept.TargetSessionAttributes);
         Assert.False(kept.LoadBalanceHosts);
         Assert.Equal(5, kept.HostRecheckSeconds);
-    }
-
-    [Fact]
-    public void AReadConnectionStringWithoutAConnectionStringFailsTheStartNamingTheKey()
-    {
-        using var factory = new SyncApiFactory(new Dictionary<string, string?>
-        {
-            ["Storage:ConnectionString"] = string.Empty,
-            ["Storage:ReadConnectionString"] = "Host=a;Database=d",
-        });
-        var error = Assert.Throws<OptionsValidationException>(() => factory.Server);
-        Assert.Contains("Storage:ReadConnectionString", error.Message, StringComparison.Ordinal);
     }
 }

@@ -18,17 +18,24 @@ public sealed class GrpcDeviceClient(GrpcUnaryClient client, DeviceTokens tokens
     public async ValueTask<SyncAttempt> CallAsync<TRequest, TResponse>(
         string method, TRequest request, MessageParser<TResponse> parser, long userNo, SimulatedDevice device, CancellationToken cancellationToken)
         where TRequest : IMessage
-        where TResponse : IMessage<TResponse>
+        where TResponse : class, IMessage<TResponse> =>
+        (await CallForAsync(method, request, parser, userNo, device, cancellationToken)).Attempt;
+
+    /// <summary>As <see cref="CallAsync"/>, with the response when the call succeeded.</summary>
+    public async ValueTask<(SyncAttempt Attempt, TResponse? Response)> CallForAsync<TRequest, TResponse>(
+        string method, TRequest request, MessageParser<TResponse> parser, long userNo, SimulatedDevice device, CancellationToken cancellationToken)
+        where TRequest : IMessage
+        where TResponse : class, IMessage<TResponse>
     {
         KeyValuePair<string, string>[] metadata = [new("authorization", "Bearer " + tokens.For(userNo, device))];
         try
         {
-            await client.UnaryAsync(Service, method, request, parser, metadata, cancellationToken: cancellationToken);
-            return SyncAttempt.Success();
+            var response = await client.UnaryAsync(Service, method, request, parser, metadata, cancellationToken: cancellationToken);
+            return (SyncAttempt.Success(), response);
         }
         catch (RpcException exception) when (exception.Status != StatusCode.Cancelled || !cancellationToken.IsCancellationRequested)
         {
-            return Classify(exception);
+            return (Classify(exception), null);
         }
     }
 

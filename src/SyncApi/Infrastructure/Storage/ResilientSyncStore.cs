@@ -5,16 +5,16 @@ using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Runs every device sync call in its storage pipeline (<see cref="StoragePipelines"/>), as the device
-/// reads are: bounded by the request's budget, behind the primary's circuit (a pull reads on the
-/// primary, after the device's own pushes), and an unreachable database (a failover, a restart)
-/// answered 503 with Retry-After instead of an error. A push is one
-/// transaction whose replay is harmless (a change already stored comes back <c>unchanged</c>, and
-/// <c>decide</c> recomputes every result), so it retries like a read; so does recording a pull's
-/// acknowledgement (it stores the same row again). Setting an ownership (a replay would queue the
-/// entitlement to devices a second time) and revoking a device are not retried.
+/// Runs every device-sync call in its storage pipeline, as the reads run: bounded by the request's
+/// budget and cut off by the circuit, so a database outage answers 503 with <c>Retry-After</c>
+/// (gRPC <c>UNAVAILABLE</c>) instead of an error or a hang. Retries only where a replay is provably
+/// harmless: reads, the device's position (an upsert of the same row) and a revocation (which keeps
+/// the first revocation time). A push is not retried here: its decision runs inside the store's
+/// transaction, and the device's own retry of the batch is the replay that is safe (idempotent by
+/// highlight id). Granting a book is a plain write. The reads here run on the primary (a pull
+/// reads after the device's own pushes), so they sit behind the primary's circuit, not the standbys'.
 /// </summary>
-public sealed class ResilientSyncStore(PostgresSyncStore inner, StoragePipelines pipelines) : ISyncStore
+public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines pipelines) : ISyncStore
 {
     public Task<bool> ApplyAsync(
         UserNo user,
@@ -22,41 +22,41 @@ public sealed class ResilientSyncStore(PostgresSyncStore inner, StoragePipelines
         Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
         CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (inner, user, ids, decide),
-            static (s, ct) => s.inner.ApplyAsync(s.user, s.ids, s.decide, ct),
+            StoragePipelines.Write, (store, user, ids, decide),
+            static (s, ct) => s.store.ApplyAsync(s.user, s.ids, s.decide, ct),
             cancellationToken);
 
     public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (inner, user, after, limit),
-            static (s, ct) => s.inner.ReadChangesAsync(s.user, s.after, s.limit, ct),
+            StoragePipelines.PrimaryRead, (store, user, after, limit),
+            static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, ct),
             cancellationToken);
 
     public Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.Write, (inner, user, book, owned),
-            static (s, ct) => s.inner.SetOwnershipAsync(s.user, s.book, s.owned, ct),
+            StoragePipelines.Write, (store, user, book, owned),
+            static (s, ct) => s.store.SetOwnershipAsync(s.user, s.book, s.owned, ct),
             cancellationToken);
 
     public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (inner, user, deviceId, ackedSeq),
+            StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq),
             static async (s, ct) =>
             {
-                await s.inner.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, ct).ConfigureAwait(false);
+                await s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, ct).ConfigureAwait(false);
                 return true;
             },
             cancellationToken);
 
     public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (inner, user),
-            static (s, ct) => s.inner.ListDevicesAsync(s.user, ct),
+            StoragePipelines.PrimaryRead, (store, user),
+            static (s, ct) => s.store.ListDevicesAsync(s.user, ct),
             cancellationToken);
 
     public Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.Write, (inner, user, deviceId),
-            static (s, ct) => s.inner.RevokeDeviceAsync(s.user, s.deviceId, ct),
+            StoragePipelines.IdempotentWrite, (store, user, deviceId),
+            static (s, ct) => s.store.RevokeDeviceAsync(s.user, s.deviceId, ct),
             cancellationToken);
 }

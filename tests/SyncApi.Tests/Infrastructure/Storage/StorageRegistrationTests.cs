@@ -92,11 +92,24 @@ public sealed class StorageRegistrationTests
     [InlineData("Storage:Embedded:Database", "Kobo-Sync", "Storage:Embedded:Database must be")]
     [InlineData("Storage:Embedded:DataDirectory", " ", "Storage:Embedded:DataDirectory must name a directory")]
     [InlineData("Storage:ConnectionString", "Host=x;Nonsense Key=1", "Storage:ConnectionString is not a valid Npgsql connection string")]
+    [InlineData("Storage:ReadConnectionString", "Host=a;Database=d", "Storage:ReadConnectionString needs Storage:ConnectionString too")]
     public async Task ABadSettingFailsTheStartNamingTheKey(string key, string value, string message)
     {
         var error = await Assert.ThrowsAsync<OptionsValidationException>(() => StartAsync(new LogLines(), new() { [key] = value }));
 
         Assert.Contains(message, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AReadConnectionStringNpgsqlCannotUseFailsTheStartNamingTheKey()
+    {
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => StartAsync(new LogLines(), new()
+        {
+            ["Storage:ConnectionString"] = "Host=a;Database=d",
+            ["Storage:ReadConnectionString"] = "Host=a;Database=d;Target Session Attributes=standby",
+        }));
+
+        Assert.Contains("Storage:ReadConnectionString is not a valid Npgsql connection string", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

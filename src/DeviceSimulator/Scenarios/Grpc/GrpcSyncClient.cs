@@ -1,0 +1,59 @@
+using Google.Protobuf.WellKnownTypes;
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
+using Kobo.Sync.SyncApi.Grpc.V1;
+
+namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
+
+/// <summary>A device's device-sync calls over gRPC: <c>SyncService/PullChanges</c> and <c>PushChanges</c>.</summary>
+public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
+{
+    public Transport Transport => Transport.Grpc;
+
+    public async ValueTask<(SyncAttempt Attempt, PulledPage? Page)> PullAsync(
+        long userNo, string? since, int pageSize, SimulatedDevice device, CancellationToken cancellationToken)
+    {
+        var request = new PullChangesRequest { UserNo = userNo, Since = since ?? string.Empty, PageSize = pageSize };
+        var (attempt, response) = await client.CallForAsync("PullChanges", request, PullChangesResponse.Parser, userNo, device, cancellationToken);
+        return response is null
+            ? (attempt, null)
+            : response.SyncToken.Length == 0
+                ? (SyncAttempt.Permanent("bad pull page"), null)
+                : (attempt, new PulledPage(response.Changes.Count, response.SyncToken, response.HasMore));
+    }
+
+    public async ValueTask<(SyncAttempt Attempt, IReadOnlyList<string>? Ids)> PushAsync(
+        long userNo, IReadOnlyList<NewHighlight> batch, SimulatedDevice device, CancellationToken cancellationToken)
+    {
+        var request = new PushChangesRequest { UserNo = userNo };
+        foreach (var h in batch)
+        {
+            request.Changes.Add(new PushedChange
+            {
+                Op = "upsert", BookNo = h.BookNo, Key = h.Key, Text = h.Text, Start = h.Start, Length = h.Length, Color = h.Color,
+                ModifiedAt = Timestamp.FromDateTimeOffset(h.ModifiedAt),
+            });
+        }
+
+        var (attempt, response) = await client.CallForAsync("PushChanges", request, PushChangesResponse.Parser, userNo, device, cancellationToken);
+        if (response is null)
+        {
+            return (attempt, null);
+        }
+
+        var ids = new List<string>(response.Results.Count);
+        foreach (var result in response.Results)
+        {
+            // applied, or unchanged when a same-seed run replays the batch; anything else was not stored.
+            if (result.Status is not ("applied" or "unchanged"))
+            {
+                return (SyncAttempt.Permanent($"push {result.Status}"), null);
+            }
+
+            ids.Add(result.Id);
+        }
+
+        return (attempt, ids);
+    }
+}
