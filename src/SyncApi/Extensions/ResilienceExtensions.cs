@@ -1,4 +1,5 @@
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
@@ -22,7 +23,11 @@ public static class ResilienceExtensions
             .ValidateOnStart();
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<IResilienceEvents, LoggingResilienceEvents>();
-        services.AddSingleton<StoragePipelines>();
+        services.AddSingleton(sp => new StoragePipelines(
+            sp.GetRequiredService<IOptions<ResilienceOptions>>(),
+            sp.GetRequiredService<IResilienceEvents>(),
+            sp.GetRequiredService<TimeProvider>(),
+            separateReadSource: !string.IsNullOrWhiteSpace(sp.GetRequiredService<IOptions<StorageOptions>>().Value.ReadConnectionString)));
 
         // Graceful shutdown: Kestrel stops accepting and drains the requests in flight for this long.
         services.AddOptions<HostOptions>().Configure<IOptions<ResilienceOptions>>((host, resilience) =>

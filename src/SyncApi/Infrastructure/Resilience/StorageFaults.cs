@@ -15,6 +15,10 @@ public static class StorageFaults
     public static bool IsTransient(Exception exception) => exception switch
     {
         PostgresException postgres => IsTransientSqlState(postgres.SqlState),
+        // A multi-host string during a failover: no host is of the kind asked for (no primary yet, as
+        // Npgsql's host state cache says), or every host failed for a transient reason.
+        NpgsqlException { InnerException: null } npgsql when npgsql.Message == NoSuitableHost => true,
+        NpgsqlException { InnerException: AggregateException all } => all.InnerExceptions.Count > 0 && all.InnerExceptions.All(IsTransient),
         NpgsqlException npgsql => npgsql.IsTransient || npgsql.InnerException is IOException or SocketException or TimeoutException,
         TimeoutException or SocketException => true,
         _ => false,
@@ -26,6 +30,9 @@ public static class StorageFaults
     /// </summary>
     public static bool CountsAgainstTheDatabase(Exception exception, CancellationToken caller) =>
         IsTransient(exception) || (exception is OperationCanceledException && !caller.IsCancellationRequested);
+
+    /// <summary>Npgsql's message (it has no exception type of its own) when no host of a multi-host list can serve the session kind asked for.</summary>
+    private const string NoSuitableHost = "No suitable host was found.";
 
     private static bool IsTransientSqlState(string state) =>
         state.StartsWith("08", StringComparison.Ordinal) // connection exceptions

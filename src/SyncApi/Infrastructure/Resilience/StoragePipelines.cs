@@ -12,7 +12,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 /// <list type="number">
 /// <item>timeout: what is left of the request's budget (<see cref="RequestBudget"/>), so no call outlives its request;</item>
 /// <item>retry (reads and replay-safe writes only): transient failures, exponential delay with jitter, inside the same budget;</item>
-/// <item>circuit breaker, one shared by all pipelines (the database is one dependency): when it is open, calls fail at once.</item>
+/// <item>circuit breaker, one shared by all pipelines (the database is one dependency): when it is open, calls fail at once.
+/// With a read source of its own (<c>Storage:ReadConnectionString</c>, the standbys) the lag-tolerant reads
+/// have a circuit of their own: a cluster without a primary during a failover must not cut off the
+/// reads the standbys still serve.</item>
 /// </list>
 /// This is the only retry layer of a database call: Npgsql itself does not retry commands, and the
 /// handlers above do not retry. A multi-host connection string makes each new attempt's connection
@@ -35,6 +38,9 @@ public sealed class StoragePipelines
     /// </summary>
     public const string IdempotentWrite = "storage-idempotent-write";
 
+    /// <summary>A read that must see the primary (a sync pull reads after the device's own writes): retried, behind the primary's circuit.</summary>
+    public const string PrimaryRead = "storage-primary-read";
+
     private static readonly ResiliencePropertyKey<CancellationToken> CallerToken = new("kobo.caller-token");
 
     /// <summary>gRPC callers with a shorter deadline keep it: the binding's own deadline fires first and answers DEADLINE_EXCEEDED.</summary>
@@ -44,16 +50,19 @@ public sealed class StoragePipelines
     private readonly ResilienceOptions _options;
     private readonly TimeProvider _clock;
 
-    public StoragePipelines(IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock)
+    public StoragePipelines(IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock, bool separateReadSource = false)
     {
         _options = options.Value;
         _clock = clock;
         Breaker = new CircuitBreakerStateProvider();
         var breaker = BuildBreaker(_options, events, clock, Breaker);
+        ReadBreaker = separateReadSource ? new CircuitBreakerStateProvider() : Breaker;
+        var readBreaker = separateReadSource ? BuildBreaker(_options, events, clock, ReadBreaker) : breaker;
 
         _registry = new ResiliencePipelineRegistry<string>();
-        foreach (var (name, retries) in new[] { (PointRead, true), (RangeRead, true), (Write, false), (IdempotentWrite, true) })
+        foreach (var (name, retries) in new[] { (PointRead, true), (RangeRead, true), (Write, false), (IdempotentWrite, true), (PrimaryRead, true) })
         {
+            var circuit = name is PointRead or RangeRead ? readBreaker : breaker;
             _registry.TryAddBuilder(name, (builder, _) =>
             {
                 builder.TimeProvider = clock;
@@ -84,13 +93,16 @@ public sealed class StoragePipelines
                     });
                 }
 
-                builder.AddPipeline(breaker);
+                builder.AddPipeline(circuit);
             });
         }
     }
 
     /// <summary>The shared circuit's state (closed, open, half-open), for readiness and tests.</summary>
     public CircuitBreakerStateProvider Breaker { get; }
+
+    /// <summary>The circuit of the lag-tolerant reads: <see cref="Breaker"/> itself unless reads have a source of their own.</summary>
+    public CircuitBreakerStateProvider ReadBreaker { get; }
 
     /// <summary>The pipeline of that name (one of the constants above).</summary>
     public ResiliencePipeline Get(string name) => _registry.GetPipeline(name);

@@ -11,7 +11,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// harmless: reads, the device's position (an upsert of the same row) and a revocation (which keeps
 /// the first revocation time). A push is not retried here: its decision runs inside the store's
 /// transaction, and the device's own retry of the batch is the replay that is safe (idempotent by
-/// highlight id). Granting a book is a plain write.
+/// highlight id). Granting a book is a plain write. The reads here run on the primary (a pull
+/// reads after the device's own pushes), so they sit behind the primary's circuit, not the standbys'.
 /// </summary>
 public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines pipelines) : ISyncStore
 {
@@ -27,7 +28,7 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
 
     public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.RangeRead, (store, user, after, limit),
+            StoragePipelines.PrimaryRead, (store, user, after, limit),
             static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, ct),
             cancellationToken);
 
@@ -49,7 +50,7 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
 
     public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.RangeRead, (store, user),
+            StoragePipelines.PrimaryRead, (store, user),
             static (s, ct) => s.store.ListDevicesAsync(s.user, ct),
             cancellationToken);
 

@@ -1,0 +1,168 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+
+namespace Kobo.Sync.SyncApi.Tests.Cluster;
+
+/// <summary>
+/// The local 3-node cluster (etcd + three Patroni-managed PostgreSQL 15 nodes, synchronous
+/// replication) started by <c>deploy/local-cluster/cluster.sh up</c> for one test class, on loopback
+/// ports and a data directory under /tmp of its own, and removed with <c>down --purge</c> at the end.
+/// Needs the Debian packages <c>patroni</c>, <c>etcd-server</c> and <c>etcd-client</c> (<c>.ci/run</c>
+/// installs them); without them the class fails with a message that says so.
+/// </summary>
+public sealed class LocalCluster : IAsyncLifetime
+{
+    private static readonly TimeSpan ScriptLimit = TimeSpan.FromSeconds(90);
+
+    private readonly string _script = Path.Combine(RepositoryRoot(), "deploy", "local-cluster", "cluster.sh");
+    private readonly string _directory = Path.Combine(Path.GetTempPath(), "kobo-sync-cluster-test-" + Guid.NewGuid().ToString("N")[..12]);
+    private int _pgPort;
+    private int _restPort;
+    private int _etcdPort;
+
+    /// <summary>The read-write string (<c>Target Session Attributes=primary</c>) <c>up</c> printed.</summary>
+    public string ConnectionString { get; private set; } = string.Empty;
+
+    /// <summary>The read string (<c>prefer-standby</c>, load balanced) <c>up</c> printed.</summary>
+    public string ReadConnectionString { get; private set; } = string.Empty;
+
+    /// <summary>How long <c>up</c> took, for the test output.</summary>
+    public TimeSpan StartTime { get; private set; }
+
+    public async Task InitializeAsync()
+    {
+        var missing = new[] { "patroni", "patronictl", "etcd", "etcdctl" }.Where(tool => !OnPath(tool)).ToList();
+        if (missing.Count > 0)
+        {
+            throw new InvalidOperationException(
+                $"The cluster tests need {string.Join(", ", missing)} on PATH: apt-get install patroni etcd-server etcd-client (.ci/run installs them).");
+        }
+
+        _pgPort = FreeRun(3);
+        _restPort = FreeRun(3, avoid: _pgPort);
+        _etcdPort = FreeRun(2, avoid: _restPort);
+        var clock = Stopwatch.StartNew();
+        var output = await RunAsync("up");
+        StartTime = clock.Elapsed;
+        ConnectionString = StringNamed(output, "Storage__ConnectionString");
+        ReadConnectionString = StringNamed(output, "Storage__ReadConnectionString");
+    }
+
+    /// <summary>kill -9 of the leader's postmaster (its Patroni stays); returns the killed node's name.</summary>
+    public async Task<string> KillLeaderAsync() => (await RunAsync("kill-leader")).Trim().Split('\n')[^1].Trim();
+
+    /// <summary>Waits until one leader and two replicas (one synchronous) run again.</summary>
+    public Task WaitHealthyAsync(int seconds) => RunAsync("wait", seconds.ToString(System.Globalization.CultureInfo.InvariantCulture));
+
+    /// <summary>The Patroni member list (<c>patronictl list</c>).</summary>
+    public Task<string> StatusAsync() => RunAsync("status");
+
+    public async Task DisposeAsync()
+    {
+        try
+        {
+            await RunAsync("down", "--purge");
+        }
+        finally
+        {
+            if (Directory.Exists(_directory))
+            {
+                Directory.Delete(_directory, recursive: true);
+            }
+        }
+    }
+
+    private async Task<string> RunAsync(params string[] arguments)
+    {
+        var start = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = "/" };
+        start.ArgumentList.Add(_script);
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        start.Environment["KOBO_CLUSTER_DIR"] = _directory;
+        start.Environment["KOBO_CLUSTER_PG_PORT"] = _pgPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["KOBO_CLUSTER_REST_PORT"] = _restPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["KOBO_CLUSTER_ETCD_PORT"] = _etcdPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        using var process = Process.Start(start) ?? throw new InvalidOperationException("bash did not start");
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        using var limit = new CancellationTokenSource(ScriptLimit);
+        try
+        {
+            await process.WaitForExitAsync(limit.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"cluster.sh {string.Join(' ', arguments)} did not end in {ScriptLimit.TotalSeconds} s: {await stderr}");
+        }
+
+        if (process.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"cluster.sh {string.Join(' ', arguments)} exited with {process.ExitCode}: {await stderr}{await stdout}");
+        }
+
+        return await stdout;
+    }
+
+    private static string StringNamed(string output, string name)
+    {
+        var line = output.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.StartsWith(name + "=", StringComparison.Ordinal))
+            ?? throw new InvalidOperationException($"cluster.sh up printed no {name}: {output}");
+        return line[(name.Length + 1)..].Trim('"');
+    }
+
+    private static bool OnPath(string tool) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(':', StringSplitOptions.RemoveEmptyEntries)
+            .Any(dir => File.Exists(Path.Combine(dir, tool)));
+
+    /// <summary>The first of <paramref name="count"/> consecutive loopback ports nobody listens on, away from the ephemeral range.</summary>
+    private static int FreeRun(int count, int avoid = 0)
+    {
+        for (var attempt = 0; attempt < 200; attempt++)
+        {
+            var first = Random.Shared.Next(20_000, 30_000);
+            if (Math.Abs(first - avoid) < 10)
+            {
+                continue;
+            }
+
+            if (Enumerable.Range(first, count).All(IsFree))
+            {
+                return first;
+            }
+        }
+
+        throw new InvalidOperationException($"No {count} consecutive free loopback ports found.");
+    }
+
+    private static bool IsFree(int port)
+    {
+        try
+        {
+            using var listener = new TcpListener(IPAddress.Loopback, port);
+            listener.Start();
+            return true;
+        }
+        catch (SocketException)
+        {
+            return false;
+        }
+    }
+
+    private static string RepositoryRoot()
+    {
+        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        {
+            if (File.Exists(Path.Combine(dir.FullName, "deploy", "local-cluster", "cluster.sh")))
+            {
+                return dir.FullName;
+            }
+        }
+
+        throw new InvalidOperationException("deploy/local-cluster/cluster.sh not found above " + AppContext.BaseDirectory);
+    }
+}
