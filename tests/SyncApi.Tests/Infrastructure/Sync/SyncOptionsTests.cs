@@ -1,21 +1,32 @@
-using Kobo.Sync.SyncApi.Tests.Support;
+using Kobo.Sync.SyncApi.Extensions;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Sync;
 
 public sealed class SyncOptionsTests
 {
+    /// <summary>
+    /// The options as the service registers them (<c>AddDeviceApis</c>, validated on start), read from
+    /// the built container: the same validation the start runs, without racing a test host's disposal.
+    /// </summary>
     [Theory]
     [InlineData("Sync:MaxClockSkewSeconds", "-1")]
     [InlineData("Sync:TombstoneRetentionDays", "0")]
     [InlineData("Sync:PurgeIntervalSeconds", "0")]
     [InlineData("Sync:PurgeBatchSize", "0")]
     [InlineData("Sync:RevocationRefreshSeconds", "0")]
-    public void AnOutOfRangeSyncSettingStopsTheStartNamingTheKey(string key, string value)
+    public async Task AnOutOfRangeSyncSettingStopsTheStartNamingTheKey(string key, string value)
     {
-        using var factory = new SyncApiFactory(new Dictionary<string, string?> { [key] = value });
+        var builder = WebApplication.CreateBuilder();
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { [key] = value });
+        builder.AddDeviceApis();
+        await using var app = builder.Build();
 
-        var failure = Assert.Throws<OptionsValidationException>(() => factory.CreateClient());
+        var failure = Assert.Throws<OptionsValidationException>(object? () => app.Services.GetRequiredService<IOptions<SyncOptions>>().Value);
 
         Assert.Contains(key + " must be from", failure.Message, StringComparison.Ordinal);
     }
