@@ -128,13 +128,16 @@ start_etcd() {
 # Starts a program detached (own session, no terminal), as the owner, recording its pid.
 daemon() {
   local pidfile="$1" log="$2"; shift 2
+  # The log exists, owned by the owner, before the background job opens it: a chown after the
+  # launch can run before the job's redirection has created the file.
+  : >>"$log"
   if [ "$(id -u)" -eq 0 ]; then
+    chown postgres:postgres "$log"
     setsid setpriv --reuid=postgres --regid=postgres --init-groups -- "$@" >>"$log" 2>&1 </dev/null &
   else
     setsid "$@" >>"$log" 2>&1 </dev/null &
   fi
   echo $! >"$pidfile"
-  if [ "$(id -u)" -eq 0 ]; then chown postgres:postgres "$log"; fi
 }
 
 start_node() {
