@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.Extensions.Options;
 using Polly;
 using Polly.CircuitBreaker;
@@ -121,7 +122,11 @@ public sealed class StoragePipelines
         try
         {
             return await pipeline.ExecuteAsync(
-                static (ctx, s) => new ValueTask<TResult>(WithinAsync(s.call(s.state, ctx.CancellationToken), ctx.CancellationToken)),
+                static async (ctx, s) =>
+                {
+                    using var commandCancellation = DatabaseCancellation.Detach(ctx.CancellationToken);
+                    return await WithinAsync(s.call(s.state, commandCancellation.Token), ctx.CancellationToken).ConfigureAwait(false);
+                },
                 context,
                 (call, state)).ConfigureAwait(false);
         }
@@ -152,8 +157,10 @@ public sealed class StoragePipelines
     /// <summary>
     /// The call's outcome, or a cancellation as soon as its token fires even if the call has not
     /// noticed yet. Npgsql cancels a command by sending the server a cancel request and waiting for
-    /// it; a black-holed server never answers either, and a request must not wait on that. The
-    /// abandoned call ends on its own (its connection is broken and leaves the pool).
+    /// it; a black-holed server never answers either, and a request must not wait on that. The call
+    /// itself runs with a token from <see cref="DatabaseCancellation"/>, so that cancel request is sent
+    /// from a canceller thread, not from the thread that ends the wait here. The abandoned call ends on
+    /// its own (its connection is broken and leaves the pool).
     /// </summary>
     internal static async Task<TResult> WithinAsync<TResult>(Task<TResult> call, CancellationToken cancellationToken)
     {

@@ -39,7 +39,8 @@ internal sealed class StorageHealthCheck(
         try
         {
             await using var command = dataSource.CreateCommand("SELECT 1");
-            await StoragePipelines.WithinAsync(command.ExecuteScalarAsync(probe.Token), probe.Token).ConfigureAwait(false);
+            using var commandCancellation = DatabaseCancellation.Detach(probe.Token);
+            await StoragePipelines.WithinAsync(command.ExecuteScalarAsync(commandCancellation.Token), probe.Token).ConfigureAwait(false);
             return HealthCheckResult.Healthy();
         }
         catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)

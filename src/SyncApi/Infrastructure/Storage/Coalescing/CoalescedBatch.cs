@@ -3,7 +3,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 /// <summary>
 /// The reads leaving together in one round trip. Its token is cancelled when every one of its
 /// reads has been cancelled by its caller, which makes Npgsql cancel the statements in the server:
-/// a device that gave up never leaves a query running for nobody.
+/// a device that gave up never leaves a query running for nobody. The cancel request is sent from
+/// a <see cref="DatabaseCancellation"/> thread, never from the thread of the last caller to give up.
 /// </summary>
 internal sealed class CoalescedBatch
 {
@@ -21,7 +22,7 @@ internal sealed class CoalescedBatch
         Interlocked.Exchange(ref _count, Reads.Count);
         if (Volatile.Read(ref _cancelled) >= Reads.Count)
         {
-            _cancellation.Cancel();
+            DatabaseCancellation.CancelSoon(_cancellation);
         }
     }
 
@@ -29,7 +30,7 @@ internal sealed class CoalescedBatch
     {
         if (Interlocked.Increment(ref _cancelled) >= Volatile.Read(ref _count))
         {
-            _cancellation.Cancel();
+            DatabaseCancellation.CancelSoon(_cancellation);
         }
     }
 }
