@@ -16,14 +16,15 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// So a command never gets the request's token itself. It gets a token from <see cref="Detach"/>, which
 /// follows the request's token but is cancelled here, on a few dedicated threads. The request's own
 /// wait ends at once (<see cref="Resilience.StoragePipelines.WithinAsync{TResult}"/>); the server
-/// still receives its cancel request as soon as a canceller thread is free. If every canceller is held
-/// by an unreachable server, later cancel requests wait for one; they are sent once it returns.
+/// still receives its cancel request as soon as a canceller thread is free. A canceller is held only
+/// while a server does not answer its cancel request; if all of them are, later cancel requests wait
+/// for one (the commands they cancel keep their connections meanwhile), and no request waits at all.
 /// </para>
 /// </summary>
 public static class DatabaseCancellation
 {
-    /// <summary>Dedicated threads sending cancel requests; more than one so a single unreachable node does not delay the others'.</summary>
-    public const int Cancellers = 2;
+    /// <summary>Dedicated threads sending cancel requests; several, so that an unreachable node does not hold up the cancellations meant for the others.</summary>
+    public const int Cancellers = 4;
 
     private static readonly BlockingCollection<CancellationTokenSource> Pending = StartCancellers();
 
