@@ -37,6 +37,7 @@ module "postgres" {
   app_password_secret_arn         = var.postgres_app_password_secret_arn
 
   syncapi_security_group_id = module.syncapi.security_group_id
+  loadgen_security_group_id = module.loadgen.security_group_id
   admin_cidrs               = var.admin_cidrs
   ssh_key_name              = var.ssh_key_name
 }
@@ -60,7 +61,8 @@ module "syncapi" {
   postgres_hosts          = module.postgres.postgres_hosts
   database_name           = module.postgres.database_name
   app_user                = module.postgres.app_user
-  signing_authority       = var.syncapi_signing_authority
+  signing_key_secret_arn  = var.syncapi_signing_key_secret_arn
+  cursor_key_secret_arn   = var.syncapi_cursor_key_secret_arn
 
   lb_certificate_arn = var.lb_certificate_arn
   service_hostname   = var.service_hostname

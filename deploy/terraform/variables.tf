@@ -107,13 +107,23 @@ variable "syncapi_image" {
   }
 }
 
-variable "syncapi_signing_authority" {
-  description = "JWT authority (issuing identity provider URL) that signs device tokens in production; passed to the service as Auth__Authority."
+variable "syncapi_signing_key_secret_arn" {
+  description = "ARN of the Secrets Manager secret whose SecretString is the HS256 key device tokens are signed with (one line, at least 32 characters); passed to the service as Auth__SigningKey and used by the device simulator to mint tokens. Only the SyncApi instances can read it."
   type        = string
 
   validation {
-    condition     = can(regex("^https://[^\\s]+$", var.syncapi_signing_authority))
-    error_message = "The syncapi_signing_authority must be an https:// URL."
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.syncapi_signing_key_secret_arn))
+    error_message = "The syncapi_signing_key_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:syncapi_signing_key_secret_arn-XXXXXX)."
+  }
+}
+
+variable "syncapi_cursor_key_secret_arn" {
+  description = "ARN of the Secrets Manager secret whose SecretString is the key page cursors and sync tokens are signed with (one line, at least 32 characters); passed as Paging__CursorKey so that every instance accepts the cursors of the others. Only the SyncApi instances can read it."
+  type        = string
+
+  validation {
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.syncapi_cursor_key_secret_arn))
+    error_message = "The syncapi_cursor_key_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:syncapi_cursor_key_secret_arn-XXXXXX)."
   }
 }
 

@@ -81,6 +81,36 @@ public sealed partial class CloudInitTests : IDisposable
         Assert.Equal("/usr/lib/postgresql/15/bin", patroni.GetProperty("postgresql").GetProperty("bin_dir").GetString());
     }
 
+    [FactWhenOnPath("terraform", "/usr/bin/python3", "patroni")]
+    public void TheConfigurationWrittenAtStartPassesPatronisOwnValidator()
+    {
+        var scripts = Path.Combine(_scratch, "patroni-validate");
+        var extract = ProcessRunner.Run("/usr/bin/python3", [Repository.PathOf("tests/Deploy.Tests/cloudinit/extract_scripts.py"), Render("postgres-node-a"), scripts], _scratch, TimeSpan.FromMinutes(1));
+        Assert.True(extract.ExitCode == 0, extract.StdErr);
+        var configure = File.ReadAllText(extract.StdOut.Split('\n').Select(l => l.Split('\t')).Single(l => l.Length == 2 && l[1] == "/usr/local/sbin/kobo-sync-patroni-configure")[0]);
+
+        // The script's own Python step, with the secrets folder moved to the scratch folder.
+        var python = PythonStep().Match(configure);
+        Assert.True(python.Success, "kobo-sync-patroni-configure has no Python step");
+        var secrets = Directory.CreateDirectory(Path.Combine(scripts, "secrets")).FullName;
+        foreach (var name in new[] { "superuser", "replication" })
+        {
+            File.WriteAllText(Path.Combine(secrets, name), SamplePassword + "\n");
+        }
+
+        var step = Path.Combine(scripts, "configure.py");
+        File.WriteAllText(step, python.Groups[1].Value.Replace("/etc/patroni/secrets/", secrets + "/", StringComparison.Ordinal));
+        var baseConfig = Path.Combine(scripts, "config.base.yml");
+        File.WriteAllText(baseConfig, BaseConfigText(Render("postgres-node-a")));
+        var config = Path.Combine(scripts, "config.yml");
+        var run = ProcessRunner.Run("/usr/bin/python3", [step, baseConfig, config], scripts, TimeSpan.FromMinutes(1));
+        Assert.True(run.ExitCode == 0, run.StdErr);
+
+        var validate = ProcessRunner.Run("patroni", ["--validate-config", config], scripts, TimeSpan.FromMinutes(1));
+        Assert.True(validate.ExitCode == 0, $"patroni --validate-config: {validate.StdOut}{validate.StdErr}");
+        Assert.Contains(SamplePassword, File.ReadAllText(config), StringComparison.Ordinal);
+    }
+
     [FactWhenOnPath("terraform", "/usr/bin/python3")]
     public void PatroniFindsTheThreeMemberEtcdClusterAndEachNodeIsOneMemberOfIt()
     {
@@ -139,7 +169,7 @@ public sealed partial class CloudInitTests : IDisposable
         Assert.Contains($"base=\"{Base}\"", syncApi, StringComparison.Ordinal);
         Assert.Contains("echo \"Storage__ConnectionString=$base;Target Session Attributes=primary\"", syncApi, StringComparison.Ordinal);
         Assert.Contains("echo \"Storage__ReadConnectionString=$base;Target Session Attributes=prefer-standby;Load Balance Hosts=true\"", syncApi, StringComparison.Ordinal);
-        Assert.Contains("--env-file /etc/kobo-sync/storage.env", syncApi, StringComparison.Ordinal);
+        Assert.Contains("--env-file /etc/kobo-sync/secrets.env", syncApi, StringComparison.Ordinal);
         Assert.Contains("secret:kobo-sync/postgres-app-AbCdEf", syncApi, StringComparison.Ordinal);
         Assert.DoesNotContain(SamplePassword, syncApi, StringComparison.Ordinal);
         Assert.DoesNotMatch(@"Password=[^$]", syncApi);
@@ -151,6 +181,10 @@ public sealed partial class CloudInitTests : IDisposable
         var syncApi = File.ReadAllText(Render("syncapi-ecr"));
 
         Assert.Contains("Demo__Seed=false", syncApi, StringComparison.Ordinal);
+        Assert.Contains("echo \"Auth__SigningKey=$signing_key\"", syncApi, StringComparison.Ordinal);
+        Assert.Contains("echo \"Paging__CursorKey=$cursor_key\"", syncApi, StringComparison.Ordinal);
+        Assert.Contains("secret:kobo-sync/syncapi-signing-key-AbCdEf", syncApi, StringComparison.Ordinal);
+        Assert.Contains("secret:kobo-sync/syncapi-cursor-key-AbCdEf", syncApi, StringComparison.Ordinal);
         Assert.Contains("--env-file /etc/kobo-sync/syncapi.env", syncApi, StringComparison.Ordinal);
         Assert.DoesNotContain("appsettings", syncApi, StringComparison.Ordinal);
         Assert.DoesNotContain("Raven", syncApi, StringComparison.Ordinal);
@@ -162,6 +196,17 @@ public sealed partial class CloudInitTests : IDisposable
         Assert.True(outcome.ExitCode == 0, outcome.StdErr);
         using var json = JsonDocument.Parse(outcome.StdOut);
         return json.RootElement.Clone();
+    }
+
+    private string BaseConfigText(string rendered)
+    {
+        var outcome = ProcessRunner.Run(
+            "/usr/bin/python3",
+            ["-c", "import sys, yaml; print(next(f['content'] for f in yaml.safe_load(open(sys.argv[1]))['write_files'] if f['path'] == '/etc/patroni/config.base.yml'))", rendered],
+            _scratch,
+            TimeSpan.FromMinutes(1));
+        Assert.True(outcome.ExitCode == 0, outcome.StdErr);
+        return outcome.StdOut;
     }
 
     private static string PeerAddress(string rendered)
@@ -264,9 +309,13 @@ public sealed partial class CloudInitTests : IDisposable
           postgres_hosts                = ["10.40.0.10:5432", "10.40.16.11:5432", "10.40.32.12:5432"]
           database_name                 = "kobo_sync"
           app_user                      = "kobo"
-          signing_authority             = "https://auth.example.com/"
+          signing_key_secret_arn        = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/syncapi-signing-key-AbCdEf"
+          cursor_key_secret_arn         = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/syncapi-cursor-key-AbCdEf"
         }
         """;
+
+    [GeneratedRegex(@"(?ms)<<'PY'\n(.*?)^PY$")]
+    private static partial Regex PythonStep();
 
     [GeneratedRegex(@"--initial-cluster (\S+)")]
     private static partial Regex InitialCluster();

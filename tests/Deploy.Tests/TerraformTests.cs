@@ -104,7 +104,7 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     }
 
     [Fact]
-    public void TheServiceIsGivenTheThreeDatabaseHostsAndOnlyTheAppPasswordSecret()
+    public void TheServiceIsGivenTheThreeDatabaseHostsAndOnlyItsOwnSecrets()
     {
         var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == "./modules/syncapi");
         Assert.Equal($"${{module.postgres.postgres_hosts}}", call.Text("postgres_hosts"));
@@ -116,7 +116,13 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
 
         var serviceSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == "modules/syncapi" && d.Name != "assume_ec2");
         var resources = serviceSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString());
-        Assert.Equal(["${var.app_password_secret_arn}"], resources);
+        Assert.Equal(["${var.app_password_secret_arn}", "${var.signing_key_secret_arn}", "${var.cursor_key_secret_arn}"], resources);
+
+        // The database nodes read the three database passwords and none of the service's keys.
+        var nodeSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule && d.Name != "assume_ec2");
+        Assert.Equal(
+            ["${var.superuser_password_secret_arn}", "${var.replication_password_secret_arn}", "${var.app_password_secret_arn}"],
+            nodeSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString()));
     }
 
     [Fact]
@@ -160,6 +166,7 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
             [
                 $"2379-2380 from {Self}",
                 $"5432-5432 from {Self}",
+                "5432-5432 from ${var.loadgen_security_group_id}",
                 "5432-5432 from ${var.syncapi_security_group_id}",
                 $"8008-8008 from {Self}",
             ],
@@ -174,6 +181,7 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
 
         var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == $"./{DatabaseModule}");
         Assert.Equal("${module.syncapi.security_group_id}", call.Text("syncapi_security_group_id"));
+        Assert.Equal("${module.loadgen.security_group_id}", call.Text("loadgen_security_group_id"));
     }
 
     [Fact]
@@ -209,7 +217,10 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
         var secretInputs = tree.Blocks("variable").Where(v => v.Name.EndsWith("_secret_arn", StringComparison.Ordinal)).ToList();
 
         Assert.Equal(
-            ["postgres_app_password_secret_arn", "postgres_replication_password_secret_arn", "postgres_superuser_password_secret_arn"],
+            [
+                "postgres_app_password_secret_arn", "postgres_replication_password_secret_arn", "postgres_superuser_password_secret_arn",
+                "syncapi_cursor_key_secret_arn", "syncapi_signing_key_secret_arn",
+            ],
             secretInputs.Where(v => v.File == "variables.tf").Select(v => v.Name).Order(StringComparer.Ordinal));
         Assert.All(secretInputs, v => Assert.False(v.Has("default"), $"{v} has a default"));
         Assert.DoesNotContain(tree.Blocks("variable"), v => SecretName().IsMatch(v.Name) && v.Has("default"));

@@ -36,7 +36,7 @@ data "aws_ssm_parameter" "debian_ami" {
 
 resource "aws_security_group" "database" {
   name_prefix = "${var.name_prefix}-database-"
-  description = "Database nodes: PostgreSQL from SyncApi and peers; Patroni API and etcd from peers only"
+  description = "Database nodes: PostgreSQL from SyncApi, load generator and peers; Patroni API and etcd from peers only"
   vpc_id      = var.vpc_id
 
   tags = {
@@ -55,6 +55,15 @@ resource "aws_vpc_security_group_ingress_rule" "postgres_from_syncapi" {
   from_port                    = 5432
   to_port                      = 5432
   referenced_security_group_id = var.syncapi_security_group_id
+}
+
+resource "aws_vpc_security_group_ingress_rule" "postgres_from_loadgen" {
+  security_group_id            = aws_security_group.database.id
+  description                  = "PostgreSQL from the load generator (seeding, raw database baseline runs)"
+  ip_protocol                  = "tcp"
+  from_port                    = 5432
+  to_port                      = 5432
+  referenced_security_group_id = var.loadgen_security_group_id
 }
 
 resource "aws_vpc_security_group_ingress_rule" "postgres_from_peers" {

@@ -177,6 +177,11 @@ variable "syncapi_security_group_id" {
   type        = string
 }
 
+variable "loadgen_security_group_id" {
+  description = "Security group of the load generator, allowed to reach PostgreSQL (5432) to seed the data set and for raw baseline runs."
+  type        = string
+}
+
 variable "admin_cidrs" {
   description = "CIDRs allowed to SSH to the nodes (one rule each); empty means none."
   type        = list(string)

@@ -143,8 +143,9 @@ resource "aws_vpc_security_group_egress_rule" "syncapi_all_outbound" {
 }
 
 # ---------------------------------------------------------------------------
-# IAM: the instances may read the service's database password and nothing else
-# (plus read-only image pulls when the image lives in this account's ECR).
+# IAM: the instances may read the service's three secrets (database password,
+# token key, cursor key) and nothing else (plus read-only image pulls when the
+# image lives in this account's ECR).
 # ---------------------------------------------------------------------------
 
 data "aws_iam_policy_document" "assume_ec2" {
@@ -158,24 +159,28 @@ data "aws_iam_policy_document" "assume_ec2" {
   }
 }
 
-data "aws_iam_policy_document" "read_database_password" {
+data "aws_iam_policy_document" "read_service_secrets" {
   statement {
-    sid       = "ReadServiceDatabasePassword"
-    actions   = ["secretsmanager:GetSecretValue"]
-    resources = [var.app_password_secret_arn]
+    sid     = "ReadServiceSecrets"
+    actions = ["secretsmanager:GetSecretValue"]
+    resources = [
+      var.app_password_secret_arn,
+      var.signing_key_secret_arn,
+      var.cursor_key_secret_arn,
+    ]
   }
 }
 
 resource "aws_iam_role" "syncapi" {
   name_prefix        = "${var.name_prefix}-syncapi-"
-  description        = "SyncApi instances of ${var.name_prefix}: read the service's database password"
+  description        = "SyncApi instances of ${var.name_prefix}: read the service's secrets"
   assume_role_policy = data.aws_iam_policy_document.assume_ec2.json
 }
 
-resource "aws_iam_role_policy" "read_database_password" {
-  name   = "read-syncapi-database-password"
+resource "aws_iam_role_policy" "read_service_secrets" {
+  name   = "read-syncapi-secrets"
   role   = aws_iam_role.syncapi.id
-  policy = data.aws_iam_policy_document.read_database_password.json
+  policy = data.aws_iam_policy_document.read_service_secrets.json
 }
 
 resource "aws_iam_role_policy_attachment" "ecr_read_only" {
@@ -210,7 +215,8 @@ data "cloudinit_config" "syncapi" {
       postgres_hosts          = var.postgres_hosts
       database_name           = var.database_name
       app_user                = var.app_user
-      signing_authority       = var.signing_authority
+      signing_key_secret_arn  = var.signing_key_secret_arn
+      cursor_key_secret_arn   = var.cursor_key_secret_arn
     })
   }
 }

@@ -99,8 +99,13 @@ variable "app_user" {
   type        = string
 }
 
-variable "signing_authority" {
-  description = "JWT authority of device tokens, passed as Auth__Authority."
+variable "signing_key_secret_arn" {
+  description = "ARN of the secret holding the HS256 device-token key, passed as Auth__SigningKey at each start of the service."
+  type        = string
+}
+
+variable "cursor_key_secret_arn" {
+  description = "ARN of the secret holding the page-cursor key, passed as Paging__CursorKey at each start of the service."
   type        = string
 }
 
