@@ -1,4 +1,4 @@
-# Kobo.Sync on AWS: network, a 3-node secured RavenDB cluster, the SyncApi tier
+# Kobo.Sync on AWS: network, a 3-node PostgreSQL 15 + Patroni + etcd cluster, the SyncApi tier
 # behind a load balancer, and a load generator. Instance types and sizes come
 # from the selected profile (profiles.tf).
 
@@ -11,28 +11,30 @@ module "network" {
   internal_domain = var.internal_domain
 }
 
-module "ravendb" {
-  source = "./modules/ravendb"
+module "postgres" {
+  source = "./modules/postgres"
 
   name_prefix                  = var.name_prefix
   vpc_id                       = module.network.vpc_id
   placement_subnet_ids         = module.network.placement_subnet_ids
+  placement_subnet_cidrs       = module.network.placement_subnet_cidrs
   placement_availability_zones = module.network.placement_availability_zones
   private_zone_id              = module.network.private_zone_id
   internal_domain              = var.internal_domain
+  client_cidr                  = var.vpc_cidr
 
-  instance_type          = local.selected.ravendb_instance_type
-  arch                   = local.selected.ravendb_arch
-  data_volume_gb         = local.selected.ravendb_data_volume_gb
+  instance_type          = local.selected.database_instance_type
+  arch                   = local.selected.database_arch
+  shared_buffers         = local.selected.database_shared_buffers
+  effective_cache_size   = local.selected.database_effective_cache_size
+  data_volume_gb         = local.selected.database_data_volume_gb
   data_volume_type       = var.data_volume_type
   data_volume_iops       = var.data_volume_iops
   data_volume_throughput = var.data_volume_throughput
 
-  ravendb_version                             = var.ravendb_version
-  ravendb_license_secret_arn                  = var.ravendb_license_secret_arn
-  ravendb_cluster_certificate_secret_arn      = var.ravendb_cluster_certificate_secret_arn
-  ravendb_admin_certificate_secret_arn        = var.ravendb_admin_certificate_secret_arn
-  syncapi_client_certificate_public_parameter = var.syncapi_client_certificate_public_parameter
+  superuser_password_secret_arn   = var.postgres_superuser_password_secret_arn
+  replication_password_secret_arn = var.postgres_replication_password_secret_arn
+  app_password_secret_arn         = var.postgres_app_password_secret_arn
 
   syncapi_security_group_id = module.syncapi.security_group_id
   loadgen_security_group_id = module.loadgen.security_group_id
@@ -54,10 +56,13 @@ module "syncapi" {
   max_size      = local.selected.syncapi_max_size
   desired_size  = local.selected.syncapi_desired_size
 
-  image                                 = var.syncapi_image
-  syncapi_client_certificate_secret_arn = var.syncapi_client_certificate_secret_arn
-  ravendb_urls                          = module.ravendb.node_urls
-  signing_authority                     = var.syncapi_signing_authority
+  image                   = var.syncapi_image
+  app_password_secret_arn = var.postgres_app_password_secret_arn
+  postgres_hosts          = module.postgres.postgres_hosts
+  database_name           = module.postgres.database_name
+  app_user                = module.postgres.app_user
+  signing_key_secret_arn  = var.syncapi_signing_key_secret_arn
+  cursor_key_secret_arn   = var.syncapi_cursor_key_secret_arn
 
   lb_certificate_arn = var.lb_certificate_arn
   service_hostname   = var.service_hostname
@@ -73,7 +78,7 @@ module "loadgen" {
 
   name_prefix = var.name_prefix
   vpc_id      = module.network.vpc_id
-  # Same zone as RavenDB node A, as in the published runs.
+  # Same zone as database node a, as in the published runs.
   subnet_id = module.network.public_subnet_ids_by_az[module.network.placement_availability_zones[0]]
 
   instance_type         = local.selected.loadgen_instance_type

@@ -1,11 +1,11 @@
-output "ravendb_node_urls" {
-  description = "HTTPS URLs of RavenDB nodes A, B and C by private DNS name (reachable inside the VPC only)."
-  value       = module.ravendb.node_urls
+output "database_nodes" {
+  description = "Private DNS name and static private IPv4 address of database nodes a, b and c (reachable inside the VPC only)."
+  value       = zipmap(module.postgres.node_hosts, module.postgres.private_ips)
 }
 
-output "ravendb_private_ips" {
-  description = "Private IPv4 addresses of RavenDB nodes A, B and C."
-  value       = module.ravendb.private_ips
+output "database_hosts" {
+  description = "host:port of PostgreSQL on the three nodes: the host list of the service's two connection strings."
+  value       = module.postgres.postgres_hosts
 }
 
 output "service_rest_endpoint" {
@@ -32,7 +32,7 @@ output "loadgen_address" {
   }
 }
 
-output "ravendb_data_volume_ids" {
-  description = "EBS data volume ids of RavenDB nodes A, B and C (snapshot them before a destroy to keep the seeded data set)."
-  value       = module.ravendb.data_volume_ids
+output "database_data_volume_ids" {
+  description = "EBS data volume ids of database nodes a, b and c (snapshot them before a destroy to keep the seeded data set)."
+  value       = module.postgres.data_volume_ids
 }

@@ -2,7 +2,7 @@
 # of Secrets Manager secrets that the instances read at boot through their IAM roles.
 
 variable "profile" {
-  description = "Hardware profile from profiles.tf: \"budget-arm\" (3 x m6g.large RavenDB nodes) or \"high-perf\" (3 x m5a.8xlarge, the published reference hardware)."
+  description = "Hardware profile from profiles.tf: \"budget-arm\" (3 x r6g.large database nodes, arm64) or \"high-perf\" (3 x r6i.8xlarge database nodes and the published runs' m5a.8xlarge web machine)."
   type        = string
 
   validation {
@@ -34,7 +34,7 @@ variable "name_prefix" {
 }
 
 variable "single_az" {
-  description = "false (default): the three RavenDB nodes are spread over three availability zones. true: all three nodes and the SyncApi instances go into the first zone, for parity with the published benchmark (no cross-zone latency, no zone resilience)."
+  description = "false (default): the three database nodes are spread over three availability zones. true: all three nodes and the SyncApi instances go into the first zone, for parity with the published benchmark (no cross-zone latency, no zone resilience)."
   type        = bool
   default     = false
 }
@@ -51,7 +51,7 @@ variable "vpc_cidr" {
 }
 
 variable "admin_cidrs" {
-  description = "CIDRs allowed to reach SSH (22) on the RavenDB nodes, the SyncApi instances and the load generator, e.g. your VPN range or your own /32. Empty (default) opens SSH to nobody."
+  description = "CIDRs allowed to reach SSH (22) on the database nodes, the SyncApi instances and the load generator, e.g. your VPN range or your own /32. Empty (default) opens SSH to nobody."
   type        = list(string)
   default     = []
 
@@ -67,63 +67,33 @@ variable "ssh_key_name" {
   default     = null
 }
 
-variable "ravendb_version" {
-  description = "Exact RavenDB server version installed on the nodes, e.g. \"7.2.1\". The official linux-x64 or linux-arm64 tarball of this version is downloaded at boot."
+variable "postgres_superuser_password_secret_arn" {
+  description = "ARN of the Secrets Manager secret whose SecretString is the password of the postgres superuser (at least 16 letters and digits). Read by the database nodes only."
   type        = string
 
   validation {
-    condition     = can(regex("^[0-9]+\\.[0-9]+\\.[0-9]+$", var.ravendb_version))
-    error_message = "The ravendb_version must be an exact MAJOR.MINOR.PATCH version such as \"7.2.1\"."
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.postgres_superuser_password_secret_arn))
+    error_message = "The postgres_superuser_password_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:postgres_superuser_password_secret_arn-XXXXXX)."
   }
 }
 
-variable "ravendb_license_secret_arn" {
-  description = "ARN of the Secrets Manager secret whose SecretString is the RavenDB license JSON. Read by the RavenDB nodes at boot."
+variable "postgres_replication_password_secret_arn" {
+  description = "ARN of the Secrets Manager secret whose SecretString is the password of the replicator role the standbys stream with (at least 16 letters and digits). Read by the database nodes only."
   type        = string
 
   validation {
-    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.ravendb_license_secret_arn))
-    error_message = "The ravendb_license_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-XXXXXX)."
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.postgres_replication_password_secret_arn))
+    error_message = "The postgres_replication_password_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:postgres_replication_password_secret_arn-XXXXXX)."
   }
 }
 
-variable "ravendb_cluster_certificate_secret_arn" {
-  description = "ARN of the Secrets Manager secret whose SecretString is the base64 of the cluster server certificate (PFX with private key, no password) valid for a, b and c.<internal_domain>."
+variable "postgres_app_password_secret_arn" {
+  description = "ARN of the Secrets Manager secret whose SecretString is the password of the service's role kobo (at least 16 letters and digits). Read by the database nodes (to set it) and the SyncApi instances (to connect)."
   type        = string
 
   validation {
-    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.ravendb_cluster_certificate_secret_arn))
-    error_message = "The ravendb_cluster_certificate_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-XXXXXX)."
-  }
-}
-
-variable "ravendb_admin_certificate_secret_arn" {
-  description = "ARN of the Secrets Manager secret whose SecretString is the base64 of the admin client certificate (PFX, no password). Every node trusts it as cluster admin; node A uses it to form the cluster and create the database."
-  type        = string
-
-  validation {
-    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.ravendb_admin_certificate_secret_arn))
-    error_message = "The ravendb_admin_certificate_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-XXXXXX)."
-  }
-}
-
-variable "syncapi_client_certificate_secret_arn" {
-  description = "ARN of the Secrets Manager secret whose SecretString is the base64 of the client certificate (PFX, no password) the SyncApi service presents to the secured cluster. Only the SyncApi instances can read it."
-  type        = string
-
-  validation {
-    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.syncapi_client_certificate_secret_arn))
-    error_message = "The syncapi_client_certificate_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-XXXXXX)."
-  }
-}
-
-variable "syncapi_client_certificate_public_parameter" {
-  description = "Name of the SSM Parameter Store String parameter (not a secret) holding the public half of the SyncApi client certificate as one line of base64 DER, e.g. \"/kobo-sync/syncapi-client-certificate-public\". Node A reads it to register the certificate, so the database nodes never get read access to the service's private key."
-  type        = string
-
-  validation {
-    condition     = can(regex("^/?[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*$", var.syncapi_client_certificate_public_parameter))
-    error_message = "The syncapi_client_certificate_public_parameter must be an SSM parameter name such as \"/kobo-sync/syncapi-client-certificate-public\"."
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.postgres_app_password_secret_arn))
+    error_message = "The postgres_app_password_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:postgres_app_password_secret_arn-XXXXXX)."
   }
 }
 
@@ -137,13 +107,23 @@ variable "syncapi_image" {
   }
 }
 
-variable "syncapi_signing_authority" {
-  description = "JWT authority (issuing identity provider URL) that signs device tokens in production; passed to the service as Auth__Authority."
+variable "syncapi_signing_key_secret_arn" {
+  description = "ARN of the Secrets Manager secret whose SecretString is the HS256 key device tokens are signed with (one line, at least 32 characters); passed to the service as Auth__SigningKey and used by the device simulator to mint tokens. Only the SyncApi instances can read it."
   type        = string
 
   validation {
-    condition     = can(regex("^https://[^\\s]+$", var.syncapi_signing_authority))
-    error_message = "The syncapi_signing_authority must be an https:// URL."
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.syncapi_signing_key_secret_arn))
+    error_message = "The syncapi_signing_key_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:syncapi_signing_key_secret_arn-XXXXXX)."
+  }
+}
+
+variable "syncapi_cursor_key_secret_arn" {
+  description = "ARN of the Secrets Manager secret whose SecretString is the key page cursors and sync tokens are signed with (one line, at least 32 characters); passed as Paging__CursorKey so that every instance accepts the cursors of the others. Only the SyncApi instances can read it."
+  type        = string
+
+  validation {
+    condition     = can(regex("^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:[0-9]{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$", var.syncapi_cursor_key_secret_arn))
+    error_message = "The syncapi_cursor_key_secret_arn must be the full ARN of a Secrets Manager secret (arn:aws:secretsmanager:REGION:ACCOUNT:secret:syncapi_cursor_key_secret_arn-XXXXXX)."
   }
 }
 
@@ -180,7 +160,7 @@ variable "public_zone_id" {
 }
 
 variable "internal_domain" {
-  description = "Private Route53 zone of the VPC. The RavenDB nodes are a.<internal_domain>, b.<internal_domain> and c.<internal_domain>; the cluster certificate must cover these names."
+  description = "Private Route53 zone of the VPC. The database nodes are a.<internal_domain>, b.<internal_domain> and c.<internal_domain>."
   type        = string
   default     = "kobo-sync.internal"
 
@@ -191,7 +171,7 @@ variable "internal_domain" {
 }
 
 variable "data_volume_type" {
-  description = "EBS type of the RavenDB data volumes: \"gp3\" (default, enough for the workload) or \"io2\" (parity with the published benchmark's disks)."
+  description = "EBS type of the database data volumes: \"gp3\" (default, enough for the workload) or \"io2\" (parity with the published benchmark's disks)."
   type        = string
   default     = "gp3"
 
@@ -202,7 +182,7 @@ variable "data_volume_type" {
 }
 
 variable "data_volume_iops" {
-  description = "Provisioned IOPS of each RavenDB data volume. 4000 matches the published benchmark; gp3 allows 3000 to 16000."
+  description = "Provisioned IOPS of each database data volume. 4000 matches the published benchmark; gp3 allows 3000 to 16000."
   type        = number
   default     = 4000
 
@@ -213,7 +193,7 @@ variable "data_volume_iops" {
 }
 
 variable "data_volume_throughput" {
-  description = "Throughput in MB/s of each gp3 data volume (ignored for io2). gp3 includes 125 MB/s; 250 gives index rebuilds and new-device history pulls room."
+  description = "Throughput in MB/s of each gp3 data volume (ignored for io2). gp3 includes 125 MB/s; 250 gives index builds, base backups and new-device history pulls room."
   type        = number
   default     = 250
 

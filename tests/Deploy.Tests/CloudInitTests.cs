@@ -1,3 +1,5 @@
+using System.Text.Json;
+using System.Text.RegularExpressions;
 using Kobo.Sync.Deploy.Tests.Support;
 
 namespace Kobo.Sync.Deploy.Tests;
@@ -7,21 +9,23 @@ namespace Kobo.Sync.Deploy.Tests;
 /// cloud-init template is rendered by Terraform itself with sample values, validated against cloud-init's
 /// schema, and every shell script it installs is syntax-checked by bash and linted by shellcheck.
 /// </summary>
-public sealed class CloudInitTests : IDisposable
+public sealed partial class CloudInitTests : IDisposable
 {
     private const string Modules = "deploy/terraform/modules";
 
-    private static readonly Dictionary<string, (string Template, string Values)> Cases = new(StringComparer.Ordinal)
+    private static readonly Dictionary<string, (string Template, string Values, string Prelude)> Cases = new(StringComparer.Ordinal)
     {
-        ["ravendb-node-a"] = ("ravendb/templates/ravendb-cloud-init.yaml.tftpl", RavenDbValues(tag: "A", bootstrap: true)),
-        ["ravendb-node-b"] = ("ravendb/templates/ravendb-cloud-init.yaml.tftpl", RavenDbValues(tag: "B", bootstrap: false)),
-        ["syncapi-ecr"] = ("syncapi/templates/syncapi-cloud-init.yaml.tftpl", SyncApiValues(fromEcr: true)),
-        ["syncapi-public-registry"] = ("syncapi/templates/syncapi-cloud-init.yaml.tftpl", SyncApiValues(fromEcr: false)),
-        ["loadgen"] = ("loadgen/templates/loadgen-cloud-init.yaml.tftpl", """{ source_repository_url = "https://git.example.com/kobo-sync.git" }"""),
-        ["loadgen-without-source"] = ("loadgen/templates/loadgen-cloud-init.yaml.tftpl", """{ source_repository_url = "" }"""),
+        ["postgres-node-a"] = ("postgres/templates/postgres-cloud-init.yaml.tftpl", PostgresValues(node: 0), PostgresModuleLocals(SpreadSubnets)),
+        ["postgres-node-c"] = ("postgres/templates/postgres-cloud-init.yaml.tftpl", PostgresValues(node: 2), PostgresModuleLocals(SpreadSubnets)),
+        ["postgres-node-b-single-zone"] = ("postgres/templates/postgres-cloud-init.yaml.tftpl", PostgresValues(node: 1), PostgresModuleLocals(SingleZoneSubnets)),
+        ["syncapi-ecr"] = ("syncapi/templates/syncapi-cloud-init.yaml.tftpl", SyncApiValues(fromEcr: true), string.Empty),
+        ["syncapi-public-registry"] = ("syncapi/templates/syncapi-cloud-init.yaml.tftpl", SyncApiValues(fromEcr: false), string.Empty),
+        ["loadgen"] = ("loadgen/templates/loadgen-cloud-init.yaml.tftpl", """{ source_repository_url = "https://git.example.com/kobo-sync.git" }""", string.Empty),
+        ["loadgen-without-source"] = ("loadgen/templates/loadgen-cloud-init.yaml.tftpl", """{ source_repository_url = "" }""", string.Empty),
     };
 
     private readonly string _scratch = Directory.CreateTempSubdirectory("kobo-sync-cloud-init-").FullName;
+    private readonly Dictionary<string, string> _rendered = new(StringComparer.Ordinal);
 
     public static TheoryData<string> CaseNames() => [.. Cases.Keys];
 
@@ -57,15 +61,118 @@ public sealed class CloudInitTests : IDisposable
         });
     }
 
-    [FactWhenOnPath("terraform")]
-    public void TheBootstrapScriptsRunOnlyOnNodeA()
+    [FactWhenOnPath("terraform", "/usr/bin/python3")]
+    public void PatroniRunsStrictSynchronousReplicationWithTheLocalClustersFailoverTimings()
     {
-        var nodeA = File.ReadAllText(Render("ravendb-node-a"));
-        var nodeB = File.ReadAllText(Render("ravendb-node-b"));
+        var patroni = PatroniConfig("postgres-node-a");
+        var dcs = patroni.GetProperty("bootstrap").GetProperty("dcs");
 
-        Assert.Contains("/admin/cluster/node", nodeA, StringComparison.Ordinal);
-        Assert.Contains("replicationFactor=3", nodeA, StringComparison.Ordinal);
-        Assert.DoesNotContain("/admin/cluster/node", nodeB, StringComparison.Ordinal);
+        Assert.True(dcs.GetProperty("synchronous_mode").GetBoolean());
+        Assert.True(dcs.GetProperty("synchronous_mode_strict").GetBoolean());
+        Assert.True(dcs.GetProperty("postgresql").GetProperty("use_pg_rewind").GetBoolean());
+        Assert.True(dcs.GetProperty("postgresql").GetProperty("use_slots").GetBoolean());
+        Assert.Equal(0, dcs.GetProperty("primary_start_timeout").GetInt32());
+        var (ttl, loopWait, retryTimeout) = (dcs.GetProperty("ttl").GetInt32(), dcs.GetProperty("loop_wait").GetInt32(), dcs.GetProperty("retry_timeout").GetInt32());
+        Assert.Equal((10, 2, 4), (ttl, loopWait, retryTimeout));
+        Assert.True(loopWait + (2 * retryTimeout) <= ttl, "Patroni needs loop_wait + 2 x retry_timeout <= ttl");
+        Assert.Equal("0.0.0.0:8008", patroni.GetProperty("restapi").GetProperty("listen").GetString());
+        Assert.Equal("10.40.0.10:8008", patroni.GetProperty("restapi").GetProperty("connect_address").GetString());
+        Assert.Equal("10.40.0.10:5432", patroni.GetProperty("postgresql").GetProperty("connect_address").GetString());
+        Assert.Equal("/usr/lib/postgresql/15/bin", patroni.GetProperty("postgresql").GetProperty("bin_dir").GetString());
+    }
+
+    [FactWhenOnPath("terraform", "/usr/bin/python3", "patroni")]
+    public void TheConfigurationWrittenAtStartPassesPatronisOwnValidator()
+    {
+        var scripts = Path.Combine(_scratch, "patroni-validate");
+        var extract = ProcessRunner.Run("/usr/bin/python3", [Repository.PathOf("tests/Deploy.Tests/cloudinit/extract_scripts.py"), Render("postgres-node-a"), scripts], _scratch, TimeSpan.FromMinutes(1));
+        Assert.True(extract.ExitCode == 0, extract.StdErr);
+        var configure = File.ReadAllText(extract.StdOut.Split('\n').Select(l => l.Split('\t')).Single(l => l.Length == 2 && l[1] == "/usr/local/sbin/kobo-sync-patroni-configure")[0]);
+
+        // The script's own Python step, with the secrets folder moved to the scratch folder.
+        var python = PythonStep().Match(configure);
+        Assert.True(python.Success, "kobo-sync-patroni-configure has no Python step");
+        var secrets = Directory.CreateDirectory(Path.Combine(scripts, "secrets")).FullName;
+        foreach (var name in new[] { "superuser", "replication" })
+        {
+            File.WriteAllText(Path.Combine(secrets, name), SamplePassword + "\n");
+        }
+
+        var step = Path.Combine(scripts, "configure.py");
+        File.WriteAllText(step, python.Groups[1].Value.Replace("/etc/patroni/secrets/", secrets + "/", StringComparison.Ordinal));
+        var baseConfig = Path.Combine(scripts, "config.base.yml");
+        File.WriteAllText(baseConfig, BaseConfigText(Render("postgres-node-a")));
+        var config = Path.Combine(scripts, "config.yml");
+        var run = ProcessRunner.Run("/usr/bin/python3", [step, baseConfig, config], scripts, TimeSpan.FromMinutes(1));
+        Assert.True(run.ExitCode == 0, run.StdErr);
+
+        var validate = ProcessRunner.Run("patroni", ["--validate-config", config], scripts, TimeSpan.FromMinutes(1));
+        Assert.True(validate.ExitCode == 0, $"patroni --validate-config: {validate.StdOut}{validate.StdErr}");
+        Assert.Contains(SamplePassword, File.ReadAllText(config), StringComparison.Ordinal);
+    }
+
+    [FactWhenOnPath("terraform", "/usr/bin/python3")]
+    public void PatroniFindsTheThreeMemberEtcdClusterAndEachNodeIsOneMemberOfIt()
+    {
+        var nodes = new[] { "postgres-node-a", "postgres-node-b-single-zone", "postgres-node-c" };
+        foreach (var caseName in nodes)
+        {
+            var hosts = PatroniConfig(caseName).GetProperty("etcd3").GetProperty("hosts").GetString()!.Split(',');
+            Assert.Equal(3, hosts.Distinct(StringComparer.Ordinal).Count());
+            Assert.All(hosts, h => Assert.EndsWith(":2379", h, StringComparison.Ordinal));
+        }
+
+        var a = File.ReadAllText(Render("postgres-node-a"));
+        var c = File.ReadAllText(Render("postgres-node-c"));
+        var cluster = InitialCluster().Match(a).Groups[1].Value;
+        var members = cluster.Split(',').Select(m => m.Split('=')).ToDictionary(m => m[0], m => m[1], StringComparer.Ordinal);
+
+        Assert.Equal(["a", "b", "c"], members.Keys.Order(StringComparer.Ordinal));
+        Assert.Equal(3, members.Values.Distinct(StringComparer.Ordinal).Count());
+        Assert.Equal(cluster, InitialCluster().Match(c).Groups[1].Value);
+        Assert.Contains($"--initial-advertise-peer-urls {members["a"]}", a, StringComparison.Ordinal);
+        Assert.Contains($"--initial-advertise-peer-urls {members["c"]}", c, StringComparison.Ordinal);
+        Assert.Contains("--name a ", a, StringComparison.Ordinal);
+    }
+
+    [FactWhenOnPath("terraform")]
+    public void TheNodesTakeDistinctFixedAddressesInTheirOwnSubnetsEvenInOneZone()
+    {
+        var spread = Enumerable.Range(0, 3).Select(i => PeerAddress(Render(i switch { 0 => "postgres-node-a", 2 => "postgres-node-c", _ => "postgres-node-b-single-zone" }))).ToList();
+
+        Assert.Equal("10.40.0.10", spread[0]);
+        Assert.Equal("10.40.32.12", spread[2]);
+        // Single zone: all three subnets are the first one, and node b still gets an address of its own.
+        Assert.Equal("10.40.0.11", spread[1]);
+    }
+
+    [FactWhenOnPath("terraform", "/usr/bin/python3")]
+    public void NoPasswordIsRenderedIntoTheNodesBootScripts()
+    {
+        var rendered = File.ReadAllText(Render("postgres-node-a"));
+        var authentication = PatroniConfig("postgres-node-a").GetProperty("postgresql").GetProperty("authentication");
+
+        Assert.All(authentication.EnumerateObject(), role => Assert.False(role.Value.TryGetProperty("password", out _), $"{role.Name} has a password in the rendered config"));
+        Assert.DoesNotContain(SamplePassword, rendered, StringComparison.Ordinal);
+        foreach (var secret in new[] { "postgres-superuser", "postgres-replication", "postgres-app" })
+        {
+            Assert.Contains($"secret:kobo-sync/{secret}-AbCdEf", rendered, StringComparison.Ordinal);
+        }
+    }
+
+    [FactWhenOnPath("terraform")]
+    public void TheServiceGetsBothMultiHostStringsWithThePasswordOnlyAtStart()
+    {
+        var syncApi = File.ReadAllText(Render("syncapi-ecr"));
+        const string Base = "Host=10.40.0.10:5432,10.40.16.11:5432,10.40.32.12:5432;Database=kobo_sync;Username=kobo;Password=$password";
+
+        Assert.Contains($"base=\"{Base}\"", syncApi, StringComparison.Ordinal);
+        Assert.Contains("echo \"Storage__ConnectionString=$base;Target Session Attributes=primary\"", syncApi, StringComparison.Ordinal);
+        Assert.Contains("echo \"Storage__ReadConnectionString=$base;Target Session Attributes=prefer-standby;Load Balance Hosts=true\"", syncApi, StringComparison.Ordinal);
+        Assert.Contains("--env-file /etc/kobo-sync/secrets.env", syncApi, StringComparison.Ordinal);
+        Assert.Contains("secret:kobo-sync/postgres-app-AbCdEf", syncApi, StringComparison.Ordinal);
+        Assert.DoesNotContain(SamplePassword, syncApi, StringComparison.Ordinal);
+        Assert.DoesNotMatch(@"Password=[^$]", syncApi);
     }
 
     [FactWhenOnPath("terraform")]
@@ -73,19 +180,55 @@ public sealed class CloudInitTests : IDisposable
     {
         var syncApi = File.ReadAllText(Render("syncapi-ecr"));
 
-        Assert.Contains("Raven__Urls__0=https://a.kobo-sync.internal:443", syncApi, StringComparison.Ordinal);
-        Assert.Contains("Raven__Urls__2=https://c.kobo-sync.internal:443", syncApi, StringComparison.Ordinal);
-        Assert.Contains("--env-file", syncApi, StringComparison.Ordinal);
+        Assert.Contains("Demo__Seed=false", syncApi, StringComparison.Ordinal);
+        Assert.Contains("echo \"Auth__SigningKey=$signing_key\"", syncApi, StringComparison.Ordinal);
+        Assert.Contains("echo \"Paging__CursorKey=$cursor_key\"", syncApi, StringComparison.Ordinal);
+        Assert.Contains("secret:kobo-sync/syncapi-signing-key-AbCdEf", syncApi, StringComparison.Ordinal);
+        Assert.Contains("secret:kobo-sync/syncapi-cursor-key-AbCdEf", syncApi, StringComparison.Ordinal);
+        Assert.Contains("--env-file /etc/kobo-sync/syncapi.env", syncApi, StringComparison.Ordinal);
         Assert.DoesNotContain("appsettings", syncApi, StringComparison.Ordinal);
+        Assert.DoesNotContain("Raven", syncApi, StringComparison.Ordinal);
+    }
+
+    private JsonElement PatroniConfig(string caseName)
+    {
+        var outcome = ProcessRunner.Run("/usr/bin/python3", [Repository.PathOf("tests/Deploy.Tests/cloudinit/file_as_json.py"), Render(caseName), "/etc/patroni/config.base.yml"], _scratch, TimeSpan.FromMinutes(1));
+        Assert.True(outcome.ExitCode == 0, outcome.StdErr);
+        using var json = JsonDocument.Parse(outcome.StdOut);
+        return json.RootElement.Clone();
+    }
+
+    private string BaseConfigText(string rendered)
+    {
+        var outcome = ProcessRunner.Run(
+            "/usr/bin/python3",
+            ["-c", "import sys, yaml; print(next(f['content'] for f in yaml.safe_load(open(sys.argv[1]))['write_files'] if f['path'] == '/etc/patroni/config.base.yml'))", rendered],
+            _scratch,
+            TimeSpan.FromMinutes(1));
+        Assert.True(outcome.ExitCode == 0, outcome.StdErr);
+        return outcome.StdOut;
+    }
+
+    private static string PeerAddress(string rendered)
+    {
+        var match = AdvertisedPeer().Match(File.ReadAllText(rendered));
+        Assert.True(match.Success, "no --initial-advertise-peer-urls in the etcd unit");
+        return match.Groups[1].Value;
     }
 
     private string Render(string caseName)
     {
-        var (template, values) = Cases[caseName];
+        if (_rendered.TryGetValue(caseName, out var done))
+        {
+            return done;
+        }
+
+        var (template, values, prelude) = Cases[caseName];
         var root = Path.Combine(_scratch, caseName);
         Directory.CreateDirectory(root);
         var templatePath = Repository.PathOf($"{Modules}/{template}").Replace("\\", "/", StringComparison.Ordinal);
         File.WriteAllText(Path.Combine(root, "render.tf"), $$"""
+            {{prelude}}
             output "rendered" {
               value = templatefile("{{templatePath}}", {{values}})
             }
@@ -102,27 +245,59 @@ public sealed class CloudInitTests : IDisposable
         Assert.True(output.ExitCode == 0, output.StdErr);
         var rendered = Path.Combine(root, "cloud-config.yaml");
         File.WriteAllText(rendered, output.StdOut);
+        _rendered[caseName] = rendered;
         return rendered;
     }
 
-    private static string RavenDbValues(string tag, bool bootstrap) => $$"""
+    /// <summary>
+    /// The postgres module's own <c>locals</c> block, copied from its main.tf, with sample subnets: the
+    /// node addresses and the etcd member list are computed by the module's expressions, not by the test.
+    /// </summary>
+    private static string PostgresModuleLocals(string subnets)
+    {
+        var main = File.ReadAllText(Repository.PathOf($"{Modules}/postgres/main.tf"));
+        var locals = LocalsBlock().Match(main);
+        Assert.True(locals.Success, "modules/postgres/main.tf has no locals block");
+        return $$"""
+            variable "placement_subnet_cidrs" {
+              default = {{subnets}}
+            }
+
+            variable "internal_domain" {
+              default = "kobo-sync.internal"
+            }
+
+            {{locals.Value}}
+            """;
+    }
+
+    private const string SamplePassword = "SamplePassword0123456789";
+
+    private static string PostgresValues(int node) => $$"""
         {
-          node_tag                       = "{{tag}}"
-          node_host                      = "{{tag.ToLowerInvariant()}}.kobo-sync.internal"
-          is_bootstrap_node              = {{(bootstrap ? "true" : "false")}}
-          node_tags                      = ["A", "B", "C"]
-          internal_domain                = "kobo-sync.internal"
-          database_name                  = "kobo-sync"
-          ravendb_version                = "7.2.1"
-          ravendb_platform               = "linux-arm64"
-          region                         = "us-east-1"
-          data_volume_device             = "/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"
-          license_secret_arn             = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/ravendb-license-AbCdEf"
-          cluster_certificate_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/ravendb-cluster-cert-AbCdEf"
-          admin_certificate_secret_arn   = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/ravendb-admin-cert-AbCdEf"
-          client_certificate_parameter   = "/kobo-sync/syncapi-client-certificate-public"
+          node_name                       = local.node_names[{{node}}]
+          node_ip                         = local.node_ips[{{node}}]
+          node_ips                        = local.node_ips
+          cluster_name                    = "kobo-sync"
+          etcd_initial_cluster            = local.etcd_initial_cluster
+          etcd_endpoints                  = local.etcd_endpoints
+          client_cidr                     = "10.40.0.0/16"
+          database_name                   = "kobo_sync"
+          app_user                        = "kobo"
+          shared_buffers                  = "4GB"
+          effective_cache_size            = "12GB"
+          region                          = "us-east-1"
+          data_volume_device              = "/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"
+          superuser_password_secret_arn   = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-superuser-AbCdEf"
+          replication_password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-replication-AbCdEf"
+          app_password_secret_arn         = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-app-AbCdEf"
         }
         """;
+
+    private const string SpreadSubnets = """["10.40.0.0/20", "10.40.16.0/20", "10.40.32.0/20"]""";
+
+    // single_az: the network module repeats the first private subnet three times.
+    private const string SingleZoneSubnets = """["10.40.0.0/20", "10.40.0.0/20", "10.40.0.0/20"]""";
 
     private static string SyncApiValues(bool fromEcr) => $$"""
         {
@@ -130,13 +305,26 @@ public sealed class CloudInitTests : IDisposable
           image_registry                = "{{(fromEcr ? "123456789012.dkr.ecr.us-east-1.amazonaws.com" : "ghcr.io")}}"
           image_from_ecr                = {{(fromEcr ? "true" : "false")}}
           region                        = "us-east-1"
-          client_certificate_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/syncapi-client-cert-AbCdEf"
-          ravendb_urls                  = ["https://a.kobo-sync.internal:443", "https://b.kobo-sync.internal:443", "https://c.kobo-sync.internal:443"]
-          database_name                 = "kobo-sync"
-          signing_authority             = "https://auth.example.com/"
-          container_gid                 = 1654
+          app_password_secret_arn       = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-app-AbCdEf"
+          postgres_hosts                = ["10.40.0.10:5432", "10.40.16.11:5432", "10.40.32.12:5432"]
+          database_name                 = "kobo_sync"
+          app_user                      = "kobo"
+          signing_key_secret_arn        = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/syncapi-signing-key-AbCdEf"
+          cursor_key_secret_arn         = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/syncapi-cursor-key-AbCdEf"
         }
         """;
+
+    [GeneratedRegex(@"(?ms)<<'PY'\n(.*?)^PY$")]
+    private static partial Regex PythonStep();
+
+    [GeneratedRegex(@"--initial-cluster (\S+)")]
+    private static partial Regex InitialCluster();
+
+    [GeneratedRegex(@"--initial-advertise-peer-urls http://([0-9.]+):2380")]
+    private static partial Regex AdvertisedPeer();
+
+    [GeneratedRegex(@"(?ms)^locals \{.*?^\}")]
+    private static partial Regex LocalsBlock();
 
     public void Dispose() => Directory.Delete(_scratch, recursive: true);
 }

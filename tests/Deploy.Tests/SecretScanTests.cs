@@ -32,6 +32,7 @@ public sealed partial class SecretScanTests
         Assert.DoesNotMatch(RavenLicenseBody(), text);
         Assert.DoesNotMatch(LongBase64Blob(), text);
         Assert.DoesNotMatch(SecretAssignedALiteral(), text);
+        Assert.DoesNotMatch(ConnectionStringPassword(), text);
     }
 
     [Fact]
@@ -47,6 +48,9 @@ public sealed partial class SecretScanTests
         Assert.DoesNotMatch(SecretAssignedALiteral(), "license_secret_arn = var.ravendb_license_secret_arn");
         Assert.DoesNotMatch(SecretAssignedALiteral(), "password = \"${var.x}\"");
         Assert.DoesNotMatch(SecretAssignedALiteral(), "http_tokens = \"required\"");
+        Assert.Matches(ConnectionStringPassword(), "Host=a,b,c;Username=kobo;Password=hunter2hunter2;Target Session Attributes=primary");
+        Assert.DoesNotMatch(ConnectionStringPassword(), "Username=kobo;Password=$password;Target Session Attributes=primary");
+        Assert.DoesNotMatch(ConnectionStringPassword(), "Password=$(secret app);Host Recheck Seconds=1");
     }
 
     [GeneratedRegex("-----BEGIN [A-Z ]*(PRIVATE KEY|CERTIFICATE)-----")]
@@ -63,6 +67,10 @@ public sealed partial class SecretScanTests
 
     [GeneratedRegex("[A-Za-z0-9+/]{160,}={0,2}")]
     private static partial Regex LongBase64Blob();
+
+    // A connection string with its password written out; "Password=$..." (filled in at run time) is fine.
+    [GeneratedRegex(@"\bPassword=[^$;\s""'.]", RegexOptions.IgnoreCase)]
+    private static partial Regex ConnectionStringPassword();
 
     [GeneratedRegex(@"\b\w*(password|passwd|secret|token|api_key|private_key)\s*[=:]\s*""[^""$\s{][^""]*""", RegexOptions.IgnoreCase)]
     private static partial Regex SecretAssignedALiteral();

@@ -6,6 +6,8 @@ namespace Kobo.Sync.Deploy.Tests;
 
 public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<TerraformTree>
 {
+    private const string DatabaseModule = "modules/postgres";
+
     private static readonly string[] Profiles = ["budget-arm", "high-perf"];
 
     [Fact]
@@ -31,14 +33,15 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     }
 
     [Theory]
-    [InlineData("budget-arm", "m6g.large", "arm64")]
-    [InlineData("high-perf", "m5a.8xlarge", "x86_64")]
-    public void EachProfileResolvesToTheBenchmarkedDatabaseInstances(string profile, string instanceType, string arch)
+    [InlineData("budget-arm", "r6g.large", "arm64")]
+    [InlineData("high-perf", "r6i.8xlarge", "x86_64")]
+    public void EachProfileResolvesToMemoryOptimisedDatabaseInstances(string profile, string instanceType, string arch)
     {
         var settings = ProfileTable().GetProperty(profile);
 
-        Assert.Equal(instanceType, settings.GetProperty("ravendb_instance_type").GetString());
-        Assert.Equal(arch, settings.GetProperty("ravendb_arch").GetString());
+        Assert.Equal(instanceType, settings.GetProperty("database_instance_type").GetString());
+        Assert.Equal(arch, settings.GetProperty("database_arch").GetString());
+        Assert.Matches("^[0-9]+GB$", settings.GetProperty("database_shared_buffers").GetString());
         Assert.Equal("m5a.2xlarge", settings.GetProperty("loadgen_instance_type").GetString());
     }
 
@@ -57,17 +60,69 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     }
 
     [Fact]
-    public void ThereAreExactlyThreeRavenDbNodes()
+    public void ThereAreExactlyThreeDatabaseNodesEachInItsOwnPlacementSubnetAtAFixedAddress()
     {
-        var tags = tree.Locals("modules/ravendb")["node_tags"].EnumerateArray().Select(t => t.GetString());
-        Assert.Equal(["A", "B", "C"], tags);
+        var names = tree.Locals(DatabaseModule)["node_names"].EnumerateArray().Select(t => t.GetString());
+        Assert.Equal(["a", "b", "c"], names);
 
-        var nodes = tree.Resources("aws_instance").Where(r => TerraformTree.ModuleOf(r.File) == "modules/ravendb").ToList();
-        var node = Assert.Single(nodes);
-        Assert.Equal("${length(local.node_tags)}", node.Text("count"));
+        var node = Assert.Single(tree.Resources("aws_instance"), r => TerraformTree.ModuleOf(r.File) == DatabaseModule);
+        Assert.Equal("${length(local.node_names)}", node.Text("count"));
+        Assert.Equal("${var.placement_subnet_ids[count.index]}", node.Text("subnet_id"));
+        Assert.Equal("${local.node_ips[count.index]}", node.Text("private_ip"));
+        Assert.Equal("${aws_security_group.database.id}", Assert.Single(node.Body.GetProperty("vpc_security_group_ids").EnumerateArray()).GetString());
+        Assert.Contains("/aws/service/debian/release/12/", Assert.Single(tree.Blocks("data", "aws_ssm_parameter"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule).Text("name"), StringComparison.Ordinal);
 
-        var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == "./modules/ravendb");
-        Assert.False(call.Has("count") || call.Has("for_each"), "the RavenDB module must be instantiated once");
+        var volume = Assert.Single(tree.Resources("aws_ebs_volume"), r => TerraformTree.ModuleOf(r.File) == DatabaseModule);
+        Assert.Equal("${var.placement_availability_zones[count.index]}", volume.Text("availability_zone"));
+        Assert.True(volume.Body.GetProperty("encrypted").GetBoolean());
+
+        var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == $"./{DatabaseModule}");
+        Assert.False(call.Has("count") || call.Has("for_each"), "the database module must be instantiated once");
+        Assert.Equal("${module.network.placement_subnet_ids}", call.Text("placement_subnet_ids"));
+        Assert.Equal("${module.network.placement_subnet_cidrs}", call.Text("placement_subnet_cidrs"));
+        Assert.Equal("${module.network.placement_availability_zones}", call.Text("placement_availability_zones"));
+    }
+
+    [Fact]
+    public void ByDefaultTheNodesArePlacedInThreeDistinctAvailabilityZones()
+    {
+        var network = tree.Locals("modules/network");
+        Assert.Equal(3, network["zone_count"].GetInt32());
+        Assert.Equal("${slice(data.aws_availability_zones.available.names, 0, local.zone_count)}", network["azs"].GetString());
+
+        var privateSubnets = Assert.Single(tree.Resources("aws_subnet"), s => s.Name == "private");
+        Assert.Equal("${local.zone_count}", privateSubnets.Text("count"));
+        Assert.Equal("${local.azs[count.index]}", privateSubnets.Text("availability_zone"));
+
+        var outputs = tree.Blocks("output").Where(o => TerraformTree.ModuleOf(o.File) == "modules/network").ToDictionary(o => o.Name, StringComparer.Ordinal);
+        Assert.Equal("${var.single_az ? [for i in range(3) : aws_subnet.private[0].id] : aws_subnet.private[*].id}", outputs["placement_subnet_ids"].Text("value"));
+        Assert.Equal("${var.single_az ? [for i in range(3) : local.azs[0]] : local.azs}", outputs["placement_availability_zones"].Text("value"));
+        Assert.Equal("${var.single_az ? [for i in range(3) : aws_subnet.private[0].cidr_block] : aws_subnet.private[*].cidr_block}", outputs["placement_subnet_cidrs"].Text("value"));
+
+        var singleAz = Assert.Single(tree.Blocks("variable"), v => v.File == "variables.tf" && v.Name == "single_az");
+        Assert.False(singleAz.Body.GetProperty("default").GetBoolean());
+    }
+
+    [Fact]
+    public void TheServiceIsGivenTheThreeDatabaseHostsAndOnlyItsOwnSecrets()
+    {
+        var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == "./modules/syncapi");
+        Assert.Equal($"${{module.postgres.postgres_hosts}}", call.Text("postgres_hosts"));
+        Assert.Equal("${var.postgres_app_password_secret_arn}", call.Text("app_password_secret_arn"));
+
+        var hosts = Assert.Single(tree.Blocks("output"), o => TerraformTree.ModuleOf(o.File) == DatabaseModule && o.Name == "postgres_hosts");
+        Assert.Equal("${[for ip in local.node_ips : \"${ip}:${local.postgres_port}\"]}", hosts.Text("value"));
+        Assert.Equal(5432, tree.Locals(DatabaseModule)["postgres_port"].GetInt32());
+
+        var serviceSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == "modules/syncapi" && d.Name != "assume_ec2");
+        var resources = serviceSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString());
+        Assert.Equal(["${var.app_password_secret_arn}", "${var.signing_key_secret_arn}", "${var.cursor_key_secret_arn}"], resources);
+
+        // The database nodes read the three database passwords and none of the service's keys.
+        var nodeSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule && d.Name != "assume_ec2");
+        Assert.Equal(
+            ["${var.superuser_password_secret_arn}", "${var.replication_password_secret_arn}", "${var.app_password_secret_arn}"],
+            nodeSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString()));
     }
 
     [Fact]
@@ -100,27 +155,33 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     [Fact]
     public void TheDatabaseIsReachableOnlyFromTheTiersThatNeedIt()
     {
-        var databaseRules = IngressRules().Where(r => TerraformTree.ModuleOf(r.File) == "modules/ravendb").ToList();
+        var databaseRules = IngressRules().Where(r => TerraformTree.ModuleOf(r.File) == DatabaseModule).ToList();
+        const string Self = "${aws_security_group.database.id}";
 
-        Assert.NotEmpty(databaseRules);
-        Assert.All(databaseRules, rule =>
-        {
-            var port = Port(rule, "from_port");
-            if (rule.Has("referenced_security_group_id"))
-            {
-                Assert.Contains(port, new[] { 443, 38888 });
-            }
-            else
-            {
-                // The only address-based rule is SSH from the operators' own networks.
-                Assert.Equal(22, port);
-                Assert.Equal("${each.value}", rule.Text("cidr_ipv4"));
-                Assert.Contains("var.admin_cidrs", rule.Text("for_each"), StringComparison.Ordinal);
-            }
-        });
-        Assert.All(
-            databaseRules.Where(r => Port(r, "from_port") == 38888),
-            rule => Assert.Equal(rule.Text("security_group_id"), rule.Text("referenced_security_group_id")));
+        Assert.All(databaseRules, rule => Assert.Equal(Self, rule.Text("security_group_id")));
+        var bySource = databaseRules.Where(r => r.Has("referenced_security_group_id"))
+            .Select(r => $"{Port(r, "from_port")}-{Port(r, "to_port")} from {r.Text("referenced_security_group_id")}")
+            .Order(StringComparer.Ordinal);
+        Assert.Equal(
+            [
+                $"2379-2380 from {Self}",
+                $"5432-5432 from {Self}",
+                "5432-5432 from ${var.loadgen_security_group_id}",
+                "5432-5432 from ${var.syncapi_security_group_id}",
+                $"8008-8008 from {Self}",
+            ],
+            bySource);
+
+        // The only address-based rule is SSH from the operators' own networks.
+        var byAddress = Assert.Single(databaseRules, r => !r.Has("referenced_security_group_id"));
+        Assert.Equal(22, Port(byAddress, "from_port"));
+        Assert.Equal(22, Port(byAddress, "to_port"));
+        Assert.Equal("${each.value}", byAddress.Text("cidr_ipv4"));
+        Assert.Contains("var.admin_cidrs", byAddress.Text("for_each"), StringComparison.Ordinal);
+
+        var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == $"./{DatabaseModule}");
+        Assert.Equal("${module.syncapi.security_group_id}", call.Text("syncapi_security_group_id"));
+        Assert.Equal("${module.loadgen.security_group_id}", call.Text("loadgen_security_group_id"));
     }
 
     [Fact]
@@ -155,7 +216,12 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     {
         var secretInputs = tree.Blocks("variable").Where(v => v.Name.EndsWith("_secret_arn", StringComparison.Ordinal)).ToList();
 
-        Assert.Contains(secretInputs, v => v.Name.Contains("license", StringComparison.Ordinal));
+        Assert.Equal(
+            [
+                "postgres_app_password_secret_arn", "postgres_replication_password_secret_arn", "postgres_superuser_password_secret_arn",
+                "syncapi_cursor_key_secret_arn", "syncapi_signing_key_secret_arn",
+            ],
+            secretInputs.Where(v => v.File == "variables.tf").Select(v => v.Name).Order(StringComparer.Ordinal));
         Assert.All(secretInputs, v => Assert.False(v.Has("default"), $"{v} has a default"));
         Assert.DoesNotContain(tree.Blocks("variable"), v => SecretName().IsMatch(v.Name) && v.Has("default"));
     }
@@ -167,7 +233,7 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
 
         Assert.All(outputs, o => Assert.False(string.IsNullOrWhiteSpace(o.Text("description")), $"{o} has no description"));
         var rootOutputs = outputs.Where(o => TerraformTree.ModuleOf(o.File).Length == 0).Select(o => o.Name).ToHashSet();
-        Assert.Subset(rootOutputs, new HashSet<string> { "ravendb_node_urls", "service_rest_endpoint", "service_grpc_endpoint", "loadgen_address" });
+        Assert.Subset(rootOutputs, new HashSet<string> { "database_nodes", "database_hosts", "database_data_volume_ids", "service_rest_endpoint", "service_grpc_endpoint", "loadgen_address" });
     }
 
     [Fact]

@@ -1,6 +1,6 @@
-# The load generator: one x86_64 machine in a public subnet of node A's zone
+# The load generator: one x86_64 machine in a public subnet of node a's zone
 # (parity with the published runs), with the .NET SDK, git and wrk installed so
-# the device simulator can run against the service or the raw cluster.
+# the device simulator can seed the database and run against the service.
 
 data "aws_ssm_parameter" "ubuntu_ami" {
   name = "/aws/service/canonical/ubuntu/server/24.04/stable/current/${var.arch == "arm64" ? "arm64" : "amd64"}/hvm/ebs-gp3/ami-id"
@@ -33,7 +33,7 @@ resource "aws_vpc_security_group_ingress_rule" "ssh_from_admin" {
 
 resource "aws_vpc_security_group_egress_rule" "all_outbound" {
   security_group_id = aws_security_group.loadgen.id
-  description       = "Outbound: the service endpoints, RavenDB nodes, package mirrors, NuGet, git"
+  description       = "Outbound: the service endpoints, database nodes, package mirrors, NuGet, git"
   ip_protocol       = "-1"
   cidr_ipv4         = "0.0.0.0/0"
 }

@@ -14,7 +14,7 @@ output "private_ip" {
 }
 
 output "security_group_id" {
-  description = "Security group of the load generator (trusted by the SyncApi and RavenDB tiers)."
+  description = "Security group of the load generator (trusted by the SyncApi and database tiers)."
   value       = aws_security_group.loadgen.id
 }
 

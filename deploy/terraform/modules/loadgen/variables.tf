@@ -9,7 +9,7 @@ variable "vpc_id" {
 }
 
 variable "subnet_id" {
-  description = "Public subnet of the load generator: the one in node A's availability zone."
+  description = "Public subnet of the load generator: the one in node a's availability zone."
   type        = string
 }
 

@@ -1,6 +1,6 @@
 # VPC with three private and three public subnets, one of each per availability
 # zone, one NAT gateway for private egress (package installs, Secrets Manager,
-# container pulls) and the private zone in which the RavenDB nodes are named.
+# container pulls) and the private zone in which the database nodes are named.
 
 data "aws_availability_zones" "available" {
   state = "available"
@@ -133,7 +133,7 @@ resource "aws_route_table_association" "private" {
 
 resource "aws_route53_zone" "internal" {
   name    = var.internal_domain
-  comment = "Kobo.Sync private names (RavenDB nodes a, b, c)"
+  comment = "Kobo.Sync private names (database nodes a, b, c)"
 
   vpc {
     vpc_id = aws_vpc.this.id

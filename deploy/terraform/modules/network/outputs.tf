@@ -29,12 +29,17 @@ output "public_subnet_ids_by_az" {
 }
 
 output "placement_subnet_ids" {
-  description = "Subnets for RavenDB nodes A, B and C: three distinct private subnets, or the first private subnet three times when single_az is true."
+  description = "Subnets for database nodes a, b and c: three distinct private subnets, or the first private subnet three times when single_az is true."
   value       = var.single_az ? [for i in range(3) : aws_subnet.private[0].id] : aws_subnet.private[*].id
 }
 
+output "placement_subnet_cidrs" {
+  description = "CIDR of each entry of placement_subnet_ids, in the same order (the database nodes take fixed addresses in them)."
+  value       = var.single_az ? [for i in range(3) : aws_subnet.private[0].cidr_block] : aws_subnet.private[*].cidr_block
+}
+
 output "placement_availability_zones" {
-  description = "Availability zone of each entry of placement_subnet_ids (node A is always in the first zone)."
+  description = "Availability zone of each entry of placement_subnet_ids (node a is always in the first zone)."
   value       = var.single_az ? [for i in range(3) : local.azs[0]] : local.azs
 }
 

@@ -137,14 +137,15 @@ resource "aws_vpc_security_group_ingress_rule" "ssh_from_admin" {
 
 resource "aws_vpc_security_group_egress_rule" "syncapi_all_outbound" {
   security_group_id = aws_security_group.syncapi.id
-  description       = "Outbound: RavenDB nodes, image registry, Secrets Manager, token authority"
+  description       = "Outbound: database nodes, image registry, Secrets Manager"
   ip_protocol       = "-1"
   cidr_ipv4         = "0.0.0.0/0"
 }
 
 # ---------------------------------------------------------------------------
-# IAM: the instances may read the client-certificate secret and nothing else
-# (plus read-only image pulls when the image lives in this account's ECR).
+# IAM: the instances may read the service's three secrets (database password,
+# token key, cursor key) and nothing else (plus read-only image pulls when the
+# image lives in this account's ECR).
 # ---------------------------------------------------------------------------
 
 data "aws_iam_policy_document" "assume_ec2" {
@@ -158,24 +159,28 @@ data "aws_iam_policy_document" "assume_ec2" {
   }
 }
 
-data "aws_iam_policy_document" "read_client_certificate" {
+data "aws_iam_policy_document" "read_service_secrets" {
   statement {
-    sid       = "ReadSyncApiClientCertificate"
-    actions   = ["secretsmanager:GetSecretValue"]
-    resources = [var.syncapi_client_certificate_secret_arn]
+    sid     = "ReadServiceSecrets"
+    actions = ["secretsmanager:GetSecretValue"]
+    resources = [
+      var.app_password_secret_arn,
+      var.signing_key_secret_arn,
+      var.cursor_key_secret_arn,
+    ]
   }
 }
 
 resource "aws_iam_role" "syncapi" {
   name_prefix        = "${var.name_prefix}-syncapi-"
-  description        = "SyncApi instances of ${var.name_prefix}: read the client certificate secret"
+  description        = "SyncApi instances of ${var.name_prefix}: read the service's secrets"
   assume_role_policy = data.aws_iam_policy_document.assume_ec2.json
 }
 
-resource "aws_iam_role_policy" "read_client_certificate" {
-  name   = "read-syncapi-client-certificate"
+resource "aws_iam_role_policy" "read_service_secrets" {
+  name   = "read-syncapi-secrets"
   role   = aws_iam_role.syncapi.id
-  policy = data.aws_iam_policy_document.read_client_certificate.json
+  policy = data.aws_iam_policy_document.read_service_secrets.json
 }
 
 resource "aws_iam_role_policy_attachment" "ecr_read_only" {
@@ -202,15 +207,16 @@ data "cloudinit_config" "syncapi" {
     content_type = "text/cloud-config"
     filename     = "syncapi-cloud-init.yaml"
     content = templatefile("${path.module}/templates/syncapi-cloud-init.yaml.tftpl", {
-      image                         = var.image
-      image_registry                = local.image_registry
-      image_from_ecr                = local.image_from_ecr
-      region                        = data.aws_region.current.name
-      client_certificate_secret_arn = var.syncapi_client_certificate_secret_arn
-      ravendb_urls                  = var.ravendb_urls
-      database_name                 = var.database_name
-      signing_authority             = var.signing_authority
-      container_gid                 = var.container_gid
+      image                   = var.image
+      image_registry          = local.image_registry
+      image_from_ecr          = local.image_from_ecr
+      region                  = data.aws_region.current.name
+      app_password_secret_arn = var.app_password_secret_arn
+      postgres_hosts          = var.postgres_hosts
+      database_name           = var.database_name
+      app_user                = var.app_user
+      signing_key_secret_arn  = var.signing_key_secret_arn
+      cursor_key_secret_arn   = var.cursor_key_secret_arn
     })
   }
 }

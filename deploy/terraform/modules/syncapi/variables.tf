@@ -74,35 +74,38 @@ variable "image" {
   }
 }
 
-variable "container_gid" {
-  description = "Group id of the user the service container runs as (1654 is the non-root \"app\" user of the official .NET images); it is given read access to the client certificate."
-  type        = number
-  default     = 1654
-}
-
-variable "syncapi_client_certificate_secret_arn" {
-  description = "ARN of the secret holding the base64 PFX of the service's RavenDB client certificate; the only secret the instances can read."
+variable "app_password_secret_arn" {
+  description = "ARN of the secret holding the database password of app_user; the only secret the instances can read. It is put into the connection strings at each start of the service, never into Terraform's text."
   type        = string
 }
 
-variable "ravendb_urls" {
-  description = "HTTPS URLs of the three RavenDB nodes, passed as Raven__Urls__0..2."
+variable "postgres_hosts" {
+  description = "host:port of PostgreSQL on the three database nodes: the host list of Storage__ConnectionString (primary) and Storage__ReadConnectionString (standbys first)."
   type        = list(string)
 
   validation {
-    condition     = length(var.ravendb_urls) == 3
-    error_message = "Exactly three RavenDB node URLs are expected."
+    condition     = length(var.postgres_hosts) == 3
+    error_message = "Exactly three database hosts are expected."
   }
 }
 
 variable "database_name" {
-  description = "RavenDB database of the service, passed as Raven__Database."
+  description = "Database of the service."
   type        = string
-  default     = "kobo-sync"
 }
 
-variable "signing_authority" {
-  description = "JWT authority of device tokens, passed as Auth__Authority."
+variable "app_user" {
+  description = "Login role of the service."
+  type        = string
+}
+
+variable "signing_key_secret_arn" {
+  description = "ARN of the secret holding the HS256 device-token key, passed as Auth__SigningKey at each start of the service."
+  type        = string
+}
+
+variable "cursor_key_secret_arn" {
+  description = "ARN of the secret holding the page-cursor key, passed as Paging__CursorKey at each start of the service."
   type        = string
 }
 

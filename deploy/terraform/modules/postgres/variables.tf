@@ -1,0 +1,200 @@
+variable "name_prefix" {
+  description = "Prefix of the names of the database resources."
+  type        = string
+}
+
+variable "vpc_id" {
+  description = "Id of the VPC that holds the nodes."
+  type        = string
+}
+
+variable "placement_subnet_ids" {
+  description = "Private subnet of node a, b and c, in that order (three distinct subnets, or one subnet three times for a single-zone cluster)."
+  type        = list(string)
+
+  validation {
+    condition     = length(var.placement_subnet_ids) == 3
+    error_message = "Exactly three placement subnets are needed, one per node."
+  }
+}
+
+variable "placement_availability_zones" {
+  description = "Availability zone of each placement subnet, in the same order; the data volumes are created there."
+  type        = list(string)
+
+  validation {
+    condition     = length(var.placement_availability_zones) == 3
+    error_message = "Exactly three availability zones are needed, one per node."
+  }
+}
+
+variable "private_zone_id" {
+  description = "Private Route53 zone in which a, b and c.<internal_domain> are created."
+  type        = string
+}
+
+variable "internal_domain" {
+  description = "Name of the private zone; the nodes are a, b and c.<internal_domain>."
+  type        = string
+}
+
+variable "instance_type" {
+  description = "EC2 instance type of each node (from the selected profile)."
+  type        = string
+}
+
+variable "arch" {
+  description = "CPU architecture of instance_type: \"arm64\" or \"x86_64\". Selects the Debian 12 image."
+  type        = string
+
+  validation {
+    condition     = contains(["arm64", "x86_64"], var.arch)
+    error_message = "The arch must be \"arm64\" or \"x86_64\"."
+  }
+}
+
+variable "root_volume_gb" {
+  description = "Size of each node's root volume in GB (OS, PostgreSQL binaries, logs)."
+  type        = number
+  default     = 30
+}
+
+variable "data_volume_gb" {
+  description = "Size of each node's data volume in GB; every node holds the whole database, its WAL and its etcd member."
+  type        = number
+
+  validation {
+    condition     = var.data_volume_gb >= 100 && var.data_volume_gb <= 16384
+    error_message = "The data_volume_gb must be between 100 and 16384."
+  }
+}
+
+variable "data_volume_type" {
+  description = "EBS type of the data volumes: \"gp3\" or \"io2\"."
+  type        = string
+
+  validation {
+    condition     = contains(["gp3", "io2"], var.data_volume_type)
+    error_message = "The data_volume_type must be \"gp3\" or \"io2\"."
+  }
+}
+
+variable "data_volume_iops" {
+  description = "Provisioned IOPS of each data volume."
+  type        = number
+}
+
+variable "data_volume_throughput" {
+  description = "Throughput of each gp3 data volume in MB/s (not used for io2)."
+  type        = number
+}
+
+variable "placement_subnet_cidrs" {
+  description = "CIDR of each placement subnet, in the same order; node N gets the address cidrhost(cidr, 10 + N)."
+  type        = list(string)
+
+  validation {
+    condition     = length(var.placement_subnet_cidrs) == 3 && alltrue([for cidr in var.placement_subnet_cidrs : can(cidrhost(cidr, 12))])
+    error_message = "Exactly three subnet CIDRs are needed, one per node, each with room for host 12."
+  }
+}
+
+variable "client_cidr" {
+  description = "Network from which pg_hba.conf accepts password logins (the VPC); the security group narrows it to the SyncApi instances and the peers."
+  type        = string
+
+  validation {
+    condition     = can(cidrhost(var.client_cidr, 0))
+    error_message = "The client_cidr must be an IPv4 CIDR."
+  }
+}
+
+variable "cluster_name" {
+  description = "Patroni scope of the cluster (its etcd key prefix is /<cluster_name>/)."
+  type        = string
+  default     = "kobo-sync"
+}
+
+variable "database_name" {
+  description = "Database of the service, created with its owner app_user once the cluster has a leader and a synchronous standby."
+  type        = string
+  default     = "kobo_sync"
+
+  validation {
+    condition     = can(regex("^[a-z_][a-z0-9_]{0,62}$", var.database_name))
+    error_message = "The database_name must be a lowercase PostgreSQL identifier."
+  }
+}
+
+variable "app_user" {
+  description = "Login role of the service, owner of database_name."
+  type        = string
+  default     = "kobo"
+
+  validation {
+    condition     = can(regex("^[a-z_][a-z0-9_]{0,62}$", var.app_user))
+    error_message = "The app_user must be a lowercase PostgreSQL identifier."
+  }
+}
+
+variable "shared_buffers" {
+  description = "PostgreSQL shared_buffers (about a quarter of the instance's memory, from the selected profile), e.g. \"4GB\"."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[0-9]+(MB|GB)$", var.shared_buffers))
+    error_message = "The shared_buffers must be a size such as \"4GB\" or \"512MB\"."
+  }
+}
+
+variable "effective_cache_size" {
+  description = "PostgreSQL effective_cache_size (about three quarters of the instance's memory), e.g. \"12GB\"."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[0-9]+(MB|GB)$", var.effective_cache_size))
+    error_message = "The effective_cache_size must be a size such as \"12GB\"."
+  }
+}
+
+variable "superuser_password_secret_arn" {
+  description = "ARN of the Secrets Manager secret holding the password of the postgres superuser (letters and digits only)."
+  type        = string
+}
+
+variable "replication_password_secret_arn" {
+  description = "ARN of the Secrets Manager secret holding the password of the replicator role (letters and digits only)."
+  type        = string
+}
+
+variable "app_password_secret_arn" {
+  description = "ARN of the Secrets Manager secret holding the password of app_user (letters and digits only); the SyncApi instances read it too."
+  type        = string
+}
+
+variable "syncapi_security_group_id" {
+  description = "Security group of the SyncApi instances, allowed to reach PostgreSQL (5432)."
+  type        = string
+}
+
+variable "loadgen_security_group_id" {
+  description = "Security group of the load generator, allowed to reach PostgreSQL (5432) to seed the data set and for raw baseline runs."
+  type        = string
+}
+
+variable "admin_cidrs" {
+  description = "CIDRs allowed to SSH to the nodes (one rule each); empty means none."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for cidr in var.admin_cidrs : !endswith(cidr, "/0")])
+    error_message = "No admin CIDR may be open to the whole internet."
+  }
+}
+
+variable "ssh_key_name" {
+  description = "EC2 key pair installed on the nodes, or null for none."
+  type        = string
+  default     = null
+}
