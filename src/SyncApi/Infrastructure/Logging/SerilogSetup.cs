@@ -35,10 +35,11 @@ internal static class SerilogSetup
 
             // The console is written from a background queue: a request never waits on stdout. If
             // the queue fills (stdout blocked, or a flood), further events are dropped, not requests.
+            // In production the sink is its own queue, drained in batches by one writer thread.
             logger = isDevelopment
                 ? logger.WriteTo.Async(console => console.Console(
                     outputTemplate: DevelopmentTemplate, formatProvider: System.Globalization.CultureInfo.InvariantCulture))
-                : logger.WriteTo.Async(console => console.Sink(new BufferedStdoutSink(ProductionFormatter())));
+                : logger.WriteTo.Sink(new BufferedStdoutSink(ProductionFormatter()));
 
             foreach (var sink in services.GetServices<ILogEventSink>())
             {
