@@ -5,7 +5,10 @@
 # the rates themselves.
 #
 #   load/bench/cost.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
-#       [--url http://127.0.0.1:5080] [--seconds 10] [--rounds 3] [--read user|highlights]
+#       [--url http://127.0.0.1:5080] [--seconds 10] [--rounds 3] [--read user|highlights|live]
+#
+# --read live measures the framework's floor instead: GET /healthz/live (no token, no database),
+# with no pgbench beside it.
 #
 # The service must be running against that database with the signing key in $AUTH_SIGNING_KEY.
 # PostgreSQL's share is the postmaster and every live server process, plus what its exited
@@ -63,8 +66,13 @@ client_us() { awk -v n="$2" '{printf "%.1f", ($1 + $2) * 1e6 / n}' "$1"; }
 measure_service() {
   local s0 p0 n
   s0=$(own_ticks "$service_pid"); p0=$(pg_ticks)
-  READ="$read" TOKENS="$work/tokens.tsv" /usr/bin/time -f "%U %S" -o "$work/client.time" \
-    wrk -t2 -c"$connections" -d"${1}s" -s load/wrk/device-reads.lua "$url" >"$work/wrk.out" 2>&1
+  if [ "$read" = live ]; then
+    /usr/bin/time -f "%U %S" -o "$work/client.time" \
+      wrk -t2 -c"$connections" -d"${1}s" "$url/healthz/live" >"$work/wrk.out" 2>&1
+  else
+    READ="$read" TOKENS="$work/tokens.tsv" /usr/bin/time -f "%U %S" -o "$work/client.time" \
+      wrk -t2 -c"$connections" -d"${1}s" -s load/wrk/device-reads.lua "$url" >"$work/wrk.out" 2>&1
+  fi
   n=$(awk '/requests in/ {print $1}' "$work/wrk.out")
   grep -q "Non-2xx" "$work/wrk.out" && { echo "wrk saw non-2xx answers" >&2; grep -A1 "Non-2xx" "$work/wrk.out" >&2; }
   echo "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$work/wrk.out") $(per_request $(( $(own_ticks "$service_pid") - s0 )) "$n") $(per_request $(( $(pg_ticks) - p0 )) "$n") $(client_us "$work/client.time" "$n")"
@@ -75,6 +83,7 @@ measure_pgbench() {
   p0=$(pg_ticks)
   /usr/bin/time -f "%U %S" -o "$work/client.time" \
     pgbench -n -M prepared -c "$connections" -j 2 -T "$seconds" -D users="$users" -f "load/pgbench/$read.sql" "$pg" >"$work/pgbench.out" 2>&1
+  sleep 1 # pgbench's server processes have exited; let the postmaster reap them so their time counts
   n=$(awk '/number of transactions actually processed/ {split($6, a, "/"); print a[1]}' "$work/pgbench.out")
   echo "$(awk '/^tps/ {printf "%.0f", $3}' "$work/pgbench.out") $(per_request $(( $(pg_ticks) - p0 )) "$n") $(client_us "$work/client.time" "$n")"
 }
@@ -87,6 +96,7 @@ echo "| round | service req/s | service | PostgreSQL | wrk | pgbench tps | Postg
 echo "|---|---|---|---|---|---|---|---|"
 for round in $(seq 1 "$rounds"); do
   read -r rps svc pgs wrk_us <<<"$(measure_service "$seconds")"
-  read -r tps pgp bench_us <<<"$(measure_pgbench)"
+  tps=- pgp=- bench_us=-
+  [ "$read" = live ] || read -r tps pgp bench_us <<<"$(measure_pgbench)"
   echo "| $round | $rps | $svc | $pgs | $wrk_us | $tps | $pgp | $bench_us |"
 done
