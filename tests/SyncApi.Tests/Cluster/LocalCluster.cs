@@ -49,8 +49,15 @@ public sealed class LocalCluster : IAsyncLifetime
         ReadConnectionString = StringNamed(output, "Storage__ReadConnectionString");
     }
 
-    /// <summary>kill -9 of the leader's postmaster (its Patroni stays); returns the killed node's name.</summary>
-    public async Task<string> KillLeaderAsync() => (await RunAsync("kill-leader")).Trim().Split('\n')[^1].Trim();
+    /// <summary>
+    /// kill -9 of the leader's postmaster (its Patroni stays), or with <paramref name="wholeNode"/> of
+    /// its Patroni and PostgreSQL together (a lost machine); returns the killed node's name.
+    /// </summary>
+    public async Task<string> KillLeaderAsync(bool wholeNode = false) =>
+        (wholeNode ? await RunAsync("kill-leader", "--node") : await RunAsync("kill-leader")).Trim().Split('\n')[^1].Trim();
+
+    /// <summary>Starts a node again (Patroni rejoins it as a replica, rewinding it if needed).</summary>
+    public Task RestartAsync(string node) => RunAsync("restart", node);
 
     /// <summary>Waits until one leader and two replicas (one synchronous) run again.</summary>
     public Task WaitHealthyAsync(int seconds) => RunAsync("wait", seconds.ToString(System.Globalization.CultureInfo.InvariantCulture));
