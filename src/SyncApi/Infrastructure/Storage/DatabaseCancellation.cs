@@ -20,13 +20,26 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// while a server does not answer its cancel request; if all of them are, later cancel requests wait
 /// for one (the commands they cancel keep their connections meanwhile), and no request waits at all.
 /// </para>
+/// <para>
+/// One wait remains that Npgsql imposes: a command that ends while its cancel request is still being
+/// sent disposes its cancellation registration, and that dispose waits for the callback, on whichever
+/// pool thread ended the command. At most <see cref="Cancellers"/> callbacks run at once, so at most
+/// that many pool threads wait; the pool's minimum is raised by as many threads, so that the pool
+/// grows at once instead of starving the requests for its usual thread-injection delay.
+/// </para>
 /// </summary>
 public static class DatabaseCancellation
 {
     /// <summary>Dedicated threads sending cancel requests; several, so that an unreachable node does not hold up the cancellations meant for the others.</summary>
     public const int Cancellers = 4;
 
-    private static readonly BlockingCollection<CancellationTokenSource> Pending = StartCancellers();
+    private static readonly BlockingCollection<CancellationTokenSource> Pending;
+
+    /// <summary>An explicit static constructor: the cancellers start, and the pool's minimum rises, on the first use of any member.</summary>
+    static DatabaseCancellation()
+    {
+        Pending = StartCancellers();
+    }
 
     [ThreadStatic]
     private static CancellationTokenSource? t_spare;
@@ -53,6 +66,8 @@ public static class DatabaseCancellation
 
     private static BlockingCollection<CancellationTokenSource> StartCancellers()
     {
+        ThreadPool.GetMinThreads(out var workers, out var completionPorts);
+        ThreadPool.SetMinThreads(Math.Max(workers, Environment.ProcessorCount + Cancellers), completionPorts);
         var pending = new BlockingCollection<CancellationTokenSource>(new ConcurrentQueue<CancellationTokenSource>());
         for (var i = 0; i < Cancellers; i++)
         {

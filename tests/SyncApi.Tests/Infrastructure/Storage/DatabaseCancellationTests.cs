@@ -76,6 +76,16 @@ public sealed class DatabaseCancellationTests
     }
 
     [Fact]
+    public void ThePoolKeepsAThreadSpareForEveryCancellerACommandMayWaitOn()
+    {
+        using var scope = DatabaseCancellation.Detach(CancellationToken.None); // the first use starts the cancellers
+
+        ThreadPool.GetMinThreads(out var workers, out _);
+
+        Assert.True(workers >= Environment.ProcessorCount + DatabaseCancellation.Cancellers, $"minimum {workers} worker threads");
+    }
+
+    [Fact]
     public void AnUncancellableRequestGivesAnUncancellableCommand()
     {
         using var command = DatabaseCancellation.Detach(CancellationToken.None);
