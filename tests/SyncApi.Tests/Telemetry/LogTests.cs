@@ -84,6 +84,22 @@ public sealed class LogTests
     }
 
     [Fact]
+    public async Task ARequestLineNamesTheRouteTemplateAndNeverTheRawPath()
+    {
+        using var host = new SyncGrpcTestHost(SharedDemoDatabase.ConnectionString);
+        var user = (await SharedDemoDatabase.GetAsync()).HeavyUser.Value;
+        using var device = DeviceTraffic.Rest(host, user);
+
+        Assert.Equal(HttpStatusCode.OK, await DeviceTraffic.GetAsync(device, $"/v1/users/{user}"));
+
+        var line = Assert.Single(host.Logs.RequestLines, l => l.RenderMessage().Contains("/v1/users/{userNo} responded 200", StringComparison.Ordinal));
+        using var writer = new StringWriter();
+        SerilogSetup.ProductionFormatter().Format(line, writer);
+        Assert.DoesNotContain($"/v1/users/{user}", writer.ToString(), StringComparison.Ordinal);
+        Assert.False(line.Properties.ContainsKey("RequestPath"), "the request scope's raw path reached the line");
+    }
+
+    [Fact]
     public async Task LogLevelsFollowAConfigurationReloadWithoutARestart()
     {
         using var host = new SyncGrpcTestHost();

@@ -24,6 +24,11 @@ internal static class SerilogSetup
         var isDevelopment = builder.Environment.IsDevelopment();
 
         builder.Logging.ClearProviders();
+
+        // No logging scopes: ASP.NET Core's request scope would add the raw request path (user and
+        // book numbers) and connection ids to every line, which the route template and the trace id
+        // replace; capturing it was also a per-event cost on the request's thread.
+        builder.Services.Configure<LoggerFilterOptions>(options => options.CaptureScopes = false);
         builder.Services.AddSingleton<ILoggerProvider>(services =>
         {
             // Levels (Serilog:MinimumLevel:Default and :Override) follow configuration reloads, so an
