@@ -30,6 +30,8 @@ internal sealed class BufferedStdoutSink : ILogEventSink, IDisposable
 
     public const int DefaultCapacity = 10_000;
 
+    private static readonly TimeSpan DefaultShutdownWait = TimeSpan.FromSeconds(5);
+
     private static readonly MessageTemplate DroppedTemplate =
         new MessageTemplateParser().Parse("{DroppedEvents} log events were dropped: the log queue was full");
 
@@ -37,6 +39,7 @@ internal sealed class BufferedStdoutSink : ILogEventSink, IDisposable
     private readonly StreamWriter _writer;
     private readonly ConcurrentQueue<LogEvent> _queue = new();
     private readonly int _capacity;
+    private readonly TimeSpan _shutdownWait;
     private readonly AutoResetEvent _wake = new(initialState: false);
     private readonly Thread _writerThread;
     private readonly Lock _gate = new();
@@ -50,10 +53,11 @@ internal sealed class BufferedStdoutSink : ILogEventSink, IDisposable
     {
     }
 
-    internal BufferedStdoutSink(ITextFormatter formatter, Stream output, int capacity = DefaultCapacity)
+    internal BufferedStdoutSink(ITextFormatter formatter, Stream output, int capacity = DefaultCapacity, TimeSpan? shutdownWait = null)
     {
         _formatter = formatter;
         _capacity = capacity;
+        _shutdownWait = shutdownWait ?? DefaultShutdownWait;
         _writer = new StreamWriter(output, new UTF8Encoding(encoderShouldEmitUTF8Identifier: false), bufferSize: 64 * 1024)
         {
             AutoFlush = false,
@@ -103,8 +107,15 @@ internal sealed class BufferedStdoutSink : ILogEventSink, IDisposable
     {
         _stopping = true;
         _wake.Set();
-        _writerThread.Join(TimeSpan.FromSeconds(5));
-        lock (_gate)
+        _writerThread.Join(_shutdownWait);
+        if (!_gate.TryEnter(_shutdownWait))
+        {
+            // The writer is stuck on a stdout nobody reads: what is queued cannot be written, and
+            // shutdown must not wait for it.
+            return;
+        }
+
+        try
         {
             if (_disposed)
             {
@@ -114,9 +125,15 @@ internal sealed class BufferedStdoutSink : ILogEventSink, IDisposable
             WriteQueued();
             _disposed = true;
             _writer.Dispose();
+            if (!_writerThread.IsAlive)
+            {
+                _wake.Dispose();
+            }
         }
-
-        _wake.Dispose();
+        finally
+        {
+            _gate.Exit();
+        }
     }
 
     private void WriteUntilStopped()

@@ -77,6 +77,20 @@ public sealed class BufferedStdoutSinkTests
         Assert.Contains("\"Level\":\"Warning\"", lines[^1], StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task ShutdownDoesNotWaitForeverOnAStdoutNobodyReads()
+    {
+        var output = new BlockedStream();
+        var sink = new BufferedStdoutSink(new JsonFormatter(), output, shutdownWait: TimeSpan.FromMilliseconds(200));
+        sink.Emit(Event(0));
+        Assert.True(output.Entered.Wait(BufferedStdoutSink.FlushInterval * 25), "the writer never wrote");
+
+        var disposal = Task.Run(sink.Dispose);
+
+        await disposal.WaitAsync(TimeSpan.FromSeconds(10));
+        output.Release.Set();
+    }
+
     private static LogEvent Event(int number) => new(
         DateTimeOffset.UtcNow,
         LogEventLevel.Information,
