@@ -62,11 +62,7 @@ public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper 
             await create.ExecuteNonQueryAsync();
         }
 
-        await using (var user = probe.CreateCommand("INSERT INTO users (user_no, name, created_at) VALUES ($1, 'failover reader', now()) ON CONFLICT DO NOTHING"))
-        {
-            user.Parameters.Add(new NpgsqlParameter<long> { TypedValue = Pusher });
-            await user.ExecuteNonQueryAsync();
-        }
+        await AddUserAsync(probe, Pusher);
 
         Assert.True((await PushHighlightAsync(http, Pusher, $"warm-up-{run}")).Acknowledged);
 

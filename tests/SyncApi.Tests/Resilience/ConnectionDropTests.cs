@@ -57,7 +57,7 @@ public sealed class ConnectionDropTests(ConnectionDropTests.RoomyBudget service,
     [Fact]
     public async Task APushWhoseConnectionIsDroppedIsNotRetriedByTheServiceAndItsReplayStoresEachHighlightOnce()
     {
-        await AddUserAsync(Pusher);
+        await DevicePushes.AddUserAsync(service.DataSource, Pusher);
         using var device = new HttpClient { BaseAddress = service.RestAddress, Timeout = TimeSpan.FromSeconds(20) };
         device.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", TestTokens.For(Pusher, "dropping-device"));
         var at = DateTimeOffset.UtcNow;
@@ -122,13 +122,6 @@ public sealed class ConnectionDropTests(ConnectionDropTests.RoomyBudget service,
         Assert.DoesNotContain(service.Factory.Logs.Events, e =>
             e.MessageTemplate.Text.StartsWith("Storage call {Pipeline} retrying", StringComparison.Ordinal)
             && e.Properties.TryGetValue("Pipeline", out var pipeline) && pipeline.ToString().Contains(StoragePipelines.Write + "\"", StringComparison.Ordinal));
-    }
-
-    private async Task AddUserAsync(long user)
-    {
-        await using var insert = service.DataSource.CreateCommand("INSERT INTO users (user_no, name, created_at) VALUES ($1, 'a reader', now()) ON CONFLICT DO NOTHING");
-        insert.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
-        await insert.ExecuteNonQueryAsync();
     }
 
     private async Task<(long Rows, long Version)> StoredAsync(string id)

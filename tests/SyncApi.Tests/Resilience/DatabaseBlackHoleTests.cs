@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Net;
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Polly.CircuitBreaker;
@@ -32,37 +31,27 @@ public sealed class DatabaseBlackHoleTests(ServiceBehindFaultProxy service, ITes
     public async Task UnderSteadyLoadABlackHoledDatabaseIsAnswered503WithRetryAdviceWithin300MsAndServedAgainWithinFiveSecondsOfItsReturn()
     {
         await service.HealAsync(); // warm: connections open, code paths compiled
-        var clock = Stopwatch.StartNew();
         var blackHoleAt = TimeSpan.FromSeconds(1);
         var healAt = TimeSpan.FromSeconds(4);
         var end = healAt + RecoverWithin;
-        var calls = new List<Task<Call>>();
         var blackHoled = false;
         var healed = false;
-        for (var i = 0; clock.Elapsed < end; i++)
+        var answered = await SteadyArrivals.SendAsync(Arrival, (_, elapsed) => elapsed < end, (i, sentAt) =>
         {
-            var due = Arrival * i;
-            if (due > clock.Elapsed)
-            {
-                await Task.Delay(due - clock.Elapsed);
-            }
-
-            if (!blackHoled && clock.Elapsed >= blackHoleAt)
+            if (!blackHoled && sentAt >= blackHoleAt)
             {
                 service.Proxy.BlackHole();
                 blackHoled = true;
             }
 
-            if (!healed && clock.Elapsed >= healAt)
+            if (!healed && sentAt >= healAt)
             {
                 service.Proxy.Heal();
                 healed = true;
             }
 
-            calls.Add(CallAsync(i, clock.Elapsed));
-        }
-
-        var answered = await Task.WhenAll(calls);
+            return CallAsync(i, sentAt);
+        });
         await service.HealAsync();
 
         var during = answered.Where(c => c.SentAt >= blackHoleAt + AnswerWithin && c.SentAt + c.Elapsed < healAt).ToList();

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
@@ -52,20 +51,8 @@ public sealed class OverloadTests(OverloadTests.SmallCapacity service, ITestOutp
             var capacity = Slots * 1000 / alone.Order().ElementAt(5);
             var arrival = TimeSpan.FromMilliseconds(1000 / (3 * capacity));
             output.WriteLine($"one read alone {alone.Order().ElementAt(5):F0} ms: capacity about {capacity:F0} requests/s, offered {3 * capacity:F0}/s");
-            var clock = Stopwatch.StartNew();
-            var sent = new List<Task<Answer>>();
-            for (var i = 0; clock.Elapsed < LoadTime; i++)
-            {
-                var due = arrival * i;
-                if (due > clock.Elapsed)
-                {
-                    await Task.Delay(due - clock.Elapsed);
-                }
-
-                sent.Add(RestGetUserAsync(service.Rest, User, $"overload-device-{i % 500}"));
-            }
-
-            answers = [.. await Task.WhenAll(sent)];
+            answers = [.. await SteadyArrivals.SendAsync(
+                arrival, (_, elapsed) => elapsed < LoadTime, (i, _) => RestGetUserAsync(service.Rest, User, $"overload-device-{i % 500}"))];
         }
         finally
         {

@@ -33,10 +33,8 @@ public sealed class PushDuringRestartTests(ControllablePostgres postgres, ITestO
         using var http = new HttpClient { BaseAddress = rest, Timeout = TimeSpan.FromSeconds(10) };
         Assert.Equal(404, (await DeviceRequests.RestGetUserAsync(http, User)).Status); // migrated
         await using (var db = StorageDataSource.Create(postgres.ConnectionString))
-        await using (var insert = db.CreateCommand("INSERT INTO users (user_no, name, created_at) VALUES ($1, 'restart reader', now())"))
         {
-            insert.Parameters.Add(new NpgsqlParameter<long> { TypedValue = User });
-            await insert.ExecuteNonQueryAsync();
+            await AddUserAsync(db, User);
         }
 
         var clock = Stopwatch.StartNew();

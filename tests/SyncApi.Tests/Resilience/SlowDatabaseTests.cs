@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
@@ -34,7 +33,6 @@ public sealed class SlowDatabaseTests(ServiceBehindFaultProxy service, ITestOutp
         try
         {
             using var sampling = new CancellationTokenSource();
-            var clock = Stopwatch.StartNew();
             var sampler = Task.Run(async () =>
             {
                 while (!sampling.IsCancellationRequested)
@@ -43,19 +41,8 @@ public sealed class SlowDatabaseTests(ServiceBehindFaultProxy service, ITestOutp
                     await Task.Delay(20, CancellationToken.None);
                 }
             });
-            var calls = new List<Task<Answer>>();
-            for (var i = 0; i < Calls; i++)
-            {
-                var due = Arrival * i;
-                if (due > clock.Elapsed)
-                {
-                    await Task.Delay(due - clock.Elapsed);
-                }
-
-                calls.Add(RestGetUserAsync(service.Rest, User, $"slow-device-{i % 40}"));
-            }
-
-            answers = await Task.WhenAll(calls);
+            answers = await SteadyArrivals.SendAsync(
+                Arrival, (i, _) => i < Calls, (i, _) => RestGetUserAsync(service.Rest, User, $"slow-device-{i % 40}"));
             await sampling.CancelAsync();
             await sampler;
         }

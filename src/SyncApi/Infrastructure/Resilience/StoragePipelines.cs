@@ -122,11 +122,7 @@ public sealed class StoragePipelines
         try
         {
             return await pipeline.ExecuteAsync(
-                static async (ctx, s) =>
-                {
-                    using var commandCancellation = DatabaseCancellation.Detach(ctx.CancellationToken);
-                    return await WithinAsync(s.call(s.state, commandCancellation.Token), ctx.CancellationToken).ConfigureAwait(false);
-                },
+                static (ctx, s) => new ValueTask<TResult>(DatabaseCancellation.RunAsync(s.state, s.call, ctx.CancellationToken)),
                 context,
                 (call, state)).ConfigureAwait(false);
         }
@@ -151,27 +147,6 @@ public sealed class StoragePipelines
         finally
         {
             ResilienceContextPool.Shared.Return(context);
-        }
-    }
-
-    /// <summary>
-    /// The call's outcome, or a cancellation as soon as its token fires even if the call has not
-    /// noticed yet. Npgsql cancels a command by sending the server a cancel request and waiting for
-    /// it; a black-holed server never answers either, and a request must not wait on that. The call
-    /// itself runs with a token from <see cref="DatabaseCancellation"/>, so that cancel request is sent
-    /// from a canceller thread, not from the thread that ends the wait here. The abandoned call ends on
-    /// its own (its connection is broken and leaves the pool).
-    /// </summary>
-    internal static async Task<TResult> WithinAsync<TResult>(Task<TResult> call, CancellationToken cancellationToken)
-    {
-        try
-        {
-            return await call.WaitAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (OperationCanceledException) when (!call.IsCompleted)
-        {
-            _ = call.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
-            throw;
         }
     }
 

@@ -15,7 +15,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <para>
 /// So a command never gets the request's token itself. It gets a token from <see cref="Detach"/>, which
 /// follows the request's token but is cancelled here, on a few dedicated threads. The request's own
-/// wait ends at once (<see cref="Resilience.StoragePipelines.WithinAsync{TResult}"/>); the server
+/// wait ends at once (<see cref="RunAsync"/>); the server
 /// still receives its cancel request as soon as a canceller thread is free. A canceller is held only
 /// while a server does not answer its cancel request; if all of them are, later cancel requests wait
 /// for one (the commands they cancel keep their connections meanwhile), and no request waits at all.
@@ -59,6 +59,29 @@ public static class DatabaseCancellation
         t_spare = null;
         var registration = token.UnsafeRegister(static state => CancelSoon((CancellationTokenSource)state!), source);
         return new DetachedCancellation(token, source, registration);
+    }
+
+    /// <summary>
+    /// Runs a database call with a detached token and waits for it only until
+    /// <paramref name="cancellationToken"/> fires: the caller then gets its cancellation at once, even
+    /// if the call has not noticed yet (against a black-holed server it would not for a long time), and
+    /// the call is cancelled from a canceller thread. The abandoned call ends on its own (its
+    /// connection is broken and leaves the pool).
+    /// </summary>
+    public static async Task<TResult> RunAsync<TState, TResult>(
+        TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken)
+    {
+        using var command = Detach(cancellationToken);
+        var running = call(state, command.Token);
+        try
+        {
+            return await running.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!running.IsCompleted)
+        {
+            _ = running.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+            throw;
+        }
     }
 
     /// <summary>Cancels <paramref name="source"/> on a canceller thread, never on the caller's.</summary>

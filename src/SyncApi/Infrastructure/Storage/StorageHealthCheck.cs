@@ -39,8 +39,7 @@ internal sealed class StorageHealthCheck(
         try
         {
             await using var command = dataSource.CreateCommand("SELECT 1");
-            using var commandCancellation = DatabaseCancellation.Detach(probe.Token);
-            await StoragePipelines.WithinAsync(command.ExecuteScalarAsync(commandCancellation.Token), probe.Token).ConfigureAwait(false);
+            await DatabaseCancellation.RunAsync(command, static (c, ct) => c.ExecuteScalarAsync(ct), probe.Token).ConfigureAwait(false);
             return HealthCheckResult.Healthy();
         }
         catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)

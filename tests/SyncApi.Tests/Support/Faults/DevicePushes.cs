@@ -1,12 +1,21 @@
 using System.Diagnostics;
 using System.Net.Http.Headers;
 using System.Net.Http.Json;
+using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Support.Faults;
 
 /// <summary>A device pushing one new highlight, as the fault tests send it, and what came back.</summary>
 public static class DevicePushes
 {
+    /// <summary>Adds <paramref name="user"/> to the users table unless it is there: pushes for an unknown user are refused.</summary>
+    public static async Task AddUserAsync(NpgsqlDataSource database, long user)
+    {
+        await using var insert = database.CreateCommand("INSERT INTO users (user_no, name, created_at) VALUES ($1, 'a reader', now()) ON CONFLICT DO NOTHING");
+        insert.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
+        await insert.ExecuteNonQueryAsync();
+    }
+
     /// <summary>The id the service stores a pushed highlight under.</summary>
     public static string HighlightId(long user, string key) => $"highlights/users{user}-ebooks/7/{key}";
 
