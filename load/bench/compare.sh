@@ -14,6 +14,8 @@
 # --seconds and stops by itself. Results: load/results/compare-<time>.md (git-ignored).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=load/bench/lib.sh
+. load/bench/lib.sh
 
 url=http://127.0.0.1:5080 pg="" rounds=3 seconds=15 warmup=20 connections=32 reads="user highlights"
 also="" also_label="second instance"
@@ -32,11 +34,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
-for target in "$url" ${also:+"$also"}; do
-  case "$target" in http://127.*|http://localhost*) ;; *) echo "refusing a non-loopback target: $target" >&2; exit 2 ;; esac
-done
+for target in "$url" ${also:+"$also"}; do bench_require_loopback "$target"; done
 for tool in wrk pgbench psql dotnet; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client)" >&2; exit 2; }; done
-[ -n "${AUTH_SIGNING_KEY:-}" ] || { echo "set AUTH_SIGNING_KEY to the service's Auth:SigningKey" >&2; exit 2; }
 
 mkdir -p load/results
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -44,26 +43,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 report="load/results/compare-$stamp.md"
 
-users=$(psql "$pg" -Atc "SELECT max(user_no) FROM users")
-echo "==> minting $users device tokens"
-dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
-Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll \
-  token --users "1-$users" --device bench --hours 4 >"$work/tokens.raw"
-grep -P '^\d+\t' "$work/tokens.raw" >"$work/tokens.tsv"
+echo "==> minting device tokens"
+users=$(bench_mint_tokens "$pg" "$work/tokens.tsv")
 
 run_wrk() { # read [url] [seconds] -> "rps p99ms"
-  READ="$1" TOKENS="$work/tokens.tsv" wrk -t2 -c"$connections" -d"${3:-$seconds}s" --latency \
-    -s load/wrk/device-reads.lua "${2:-$url}" >"$work/wrk.out" 2>&1
+  bench_wrk "$1" "${2:-$url}" "${3:-$seconds}" "$connections" "$work/tokens.tsv" "$work/wrk.out"
   awk '/^Requests\/sec/ {rps=$2}
        /^ +99%/ {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; p99=v}
        END {printf "%.0f %.2f\n", rps, p99}' "$work/wrk.out"
-  grep -q "Non-2xx" "$work/wrk.out" && { echo "wrk saw non-2xx answers:" >&2; grep -A1 "Non-2xx" "$work/wrk.out" >&2; }
-  return 0
 }
 
 run_pgbench() { # read -> "tps avgms"
-  pgbench -n -M prepared -c "$connections" -j 2 -T "$seconds" -D users="$users" \
-    -f "load/pgbench/$1.sql" "$pg" >"$work/pgbench.out" 2>&1
+  bench_pgbench "$1" "$pg" "$seconds" "$connections" "$users" "$work/pgbench.out"
   awk '/^tps/ {tps=$3} /^latency average/ {lat=$4} END {printf "%.0f %.2f\n", tps, lat}' "$work/pgbench.out"
 }
 

@@ -16,6 +16,8 @@
 # bounded by --seconds and stops by itself.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=load/bench/lib.sh
+. load/bench/lib.sh
 
 url=http://127.0.0.1:5080 pg="" seconds=10 rounds=3 read=user connections=32
 while [ $# -gt 0 ]; do
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
-case "$url" in http://127.*) ;; *) echo "--url must be a loopback address (127.0.0.0/8)" >&2; exit 2 ;; esac
+bench_require_loopback "$url"
 for tool in wrk pgbench psql ss; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client iproute2)" >&2; exit 2; }; done
 
 port_of() { echo "$1" | sed -n 's/.*:\([0-9][0-9]*\).*/\1/p'; }
@@ -54,38 +56,31 @@ pg_ticks() { # postmaster + live children + reaped children
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-users=$(psql "$pg" -Atc "SELECT max(user_no) FROM users")
-dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
-Auth__SigningKey="${AUTH_SIGNING_KEY:?set AUTH_SIGNING_KEY to the signing key of the service}" \
-  dotnet src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll token --users "1-$users" --device bench --hours 4 \
-  | grep -P '^\d+\t' >"$work/tokens.tsv"
+users=$(bench_mint_tokens "$pg" "$work/tokens.tsv")
 
 per_request() { awk -v t="$tick" -v n="$2" -v d="$1" 'BEGIN {printf "%.1f", d / t * 1e6 / n}'; }
-client_us() { awk -v n="$2" '{printf "%.1f", ($1 + $2) * 1e6 / n}' "$1"; }
+# The load generator's CPU: what the shell's reaped children (wrk, pgbench) used, in ticks.
+children_ticks() { awk '{print $16 + $17}' "/proc/$1/stat"; }
 
 measure_service() {
-  local s0 p0 n
-  s0=$(own_ticks "$service_pid"); p0=$(pg_ticks)
+  local s0 p0 c0 n me=$BASHPID
+  s0=$(own_ticks "$service_pid"); p0=$(pg_ticks); c0=$(children_ticks "$me")
   if [ "$read" = live ]; then
-    /usr/bin/time -f "%U %S" -o "$work/client.time" \
-      wrk -t2 -c"$connections" -d"${1}s" "$url/healthz/live" >"$work/wrk.out" 2>&1
+    wrk -t2 -c"$connections" -d"${1}s" "$url/healthz/live" >"$work/wrk.out" 2>&1
   else
-    READ="$read" TOKENS="$work/tokens.tsv" /usr/bin/time -f "%U %S" -o "$work/client.time" \
-      wrk -t2 -c"$connections" -d"${1}s" -s load/wrk/device-reads.lua "$url" >"$work/wrk.out" 2>&1
+    bench_wrk "$read" "$url" "$1" "$connections" "$work/tokens.tsv" "$work/wrk.out"
   fi
   n=$(awk '/requests in/ {print $1}' "$work/wrk.out")
-  grep -q "Non-2xx" "$work/wrk.out" && { echo "wrk saw non-2xx answers" >&2; grep -A1 "Non-2xx" "$work/wrk.out" >&2; }
-  echo "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$work/wrk.out") $(per_request $(( $(own_ticks "$service_pid") - s0 )) "$n") $(per_request $(( $(pg_ticks) - p0 )) "$n") $(client_us "$work/client.time" "$n")"
+  echo "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$work/wrk.out") $(per_request $(( $(own_ticks "$service_pid") - s0 )) "$n") $(per_request $(( $(pg_ticks) - p0 )) "$n") $(per_request $(( $(children_ticks "$me") - c0 )) "$n")"
 }
 
 measure_pgbench() {
-  local p0 n
-  p0=$(pg_ticks)
-  /usr/bin/time -f "%U %S" -o "$work/client.time" \
-    pgbench -n -M prepared -c "$connections" -j 2 -T "$seconds" -D users="$users" -f "load/pgbench/$read.sql" "$pg" >"$work/pgbench.out" 2>&1
+  local p0 c0 n me=$BASHPID
+  p0=$(pg_ticks); c0=$(children_ticks "$me")
+  bench_pgbench "$read" "$pg" "$seconds" "$connections" "$users" "$work/pgbench.out"
   sleep 1 # pgbench's server processes have exited; let the postmaster reap them so their time counts
   n=$(awk '/number of transactions actually processed/ {split($6, a, "/"); print a[1]}' "$work/pgbench.out")
-  echo "$(awk '/^tps/ {printf "%.0f", $3}' "$work/pgbench.out") $(per_request $(( $(pg_ticks) - p0 )) "$n") $(client_us "$work/client.time" "$n")"
+  echo "$(awk '/^tps/ {printf "%.0f", $3}' "$work/pgbench.out") $(per_request $(( $(pg_ticks) - p0 )) "$n") $(per_request $(( $(children_ticks "$me") - c0 )) "$n")"
 }
 
 echo "==> warm-up ($seconds s, unrecorded)" >&2
