@@ -4,10 +4,12 @@
 #
 #   load/bench/compare.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       [--url http://127.0.0.1:5080] [--rounds 3] [--seconds 15] [--warmup 20] [--connections 32]
-#       [--reads "user highlights"] [--also http://127.0.0.1:5090 --also-label "coalescing off"]
+#       [--reads "user highlights"] [--also http://127.0.0.1:5090 --also-label "coalescing off"] [--bare]
 #
 # --also measures a second service instance (another build or configuration on the same database)
 # in the same rounds, A B C A B C, so a change is judged against its alternative under the same noise.
+# --bare makes the second instance load/bench/bare, started here on 127.0.0.1:5070 and stopped at the
+# end: the same reads with nothing but ASP.NET Core and Npgsql, the floor the framework leaves.
 #
 # The service must be running against that database with the signing key in $AUTH_SIGNING_KEY
 # (tokens are minted with it, one per user). Targets loopback only; every run is bounded by
@@ -18,7 +20,7 @@ cd "$(dirname "$0")/../.."
 . load/bench/lib.sh
 
 url=http://127.0.0.1:5080 pg="" rounds=3 seconds=15 warmup=20 connections=32 reads="user highlights"
-also="" also_label="second instance"
+also="" also_label="second instance" bare=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --url) url="$2"; shift 2 ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --warmup) warmup="$2"; shift 2 ;;
     --also) also="$2"; shift 2 ;;
     --also-label) also_label="$2"; shift 2 ;;
+    --bare) bare=1; also=http://127.0.0.1:5070; also_label="bare ASP.NET Core + Npgsql (load/bench/bare)"; shift ;;
     --connections) connections="$2"; shift 2 ;;
     --reads) reads="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -40,11 +43,16 @@ for tool in wrk pgbench psql dotnet; do command -v "$tool" >/dev/null || { echo 
 mkdir -p load/results
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+bare_pid=""
+trap '[ -z "$bare_pid" ] || kill "$bare_pid" 2>/dev/null; rm -rf "$work"' EXIT
 report="load/results/compare-$stamp.md"
 
 echo "==> minting device tokens"
 users=$(bench_mint_tokens "$pg" "$work/tokens.tsv")
+if [ -n "$bare" ]; then
+  echo "==> starting the bare reference app at $also"
+  bare_pid=$(bench_start_bare "$pg" "$also" "$work/bare.log") && [ -n "$bare_pid" ] || exit 2
+fi
 
 run_wrk() { # read [url] [seconds] -> "rps p99ms"
   bench_wrk "$1" "${2:-$url}" "${3:-$seconds}" "$connections" "$work/tokens.tsv" "$work/wrk.out"
