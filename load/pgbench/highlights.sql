@@ -6,7 +6,7 @@ FROM users u
 LEFT JOIN LATERAL (
     SELECT id, book_no, text, start, length, color, note, created_at, modified_at
     FROM highlights
-    WHERE id > 'highlights/users' || :u || '-' AND id < 'highlights/users' || :u || '.' AND user_no = u.user_no
+    WHERE id > 'highlights/users' || :u || '-' AND id < 'highlights/users' || :u || '.' AND user_no + 0 = u.user_no AND deleted_at IS NULL
     ORDER BY id
     LIMIT 11
 ) h ON true
