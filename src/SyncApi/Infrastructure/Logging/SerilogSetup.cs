@@ -59,5 +59,5 @@ internal static class SerilogSetup
 
     /// <summary>One JSON object per line: timestamp, level, template, rendered message, properties, trace and span ids.</summary>
     internal static ITextFormatter ProductionFormatter() =>
-        new JsonFormatter(renderMessage: true, formatProvider: System.Globalization.CultureInfo.InvariantCulture);
+        new ProductionJsonFormatter();
 }
