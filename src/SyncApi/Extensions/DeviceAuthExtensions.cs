@@ -25,7 +25,9 @@ public static class DeviceAuthExtensions
         builder.Services.AddAuthentication(DeviceAuthentication.Scheme)
             .AddScheme<AuthenticationSchemeOptions, DeviceTokenHandler>(DeviceAuthentication.Scheme, null);
         builder.Services.AddAuthorizationBuilder()
-            .SetDefaultPolicy(new AuthorizationPolicyBuilder(DeviceAuthentication.Scheme)
+            // No scheme named here: the authentication middleware has already run the default scheme
+            // (the device token), so naming it would make every request authenticate twice.
+            .SetDefaultPolicy(new AuthorizationPolicyBuilder()
                 .RequireAuthenticatedUser()
                 .Build());
         return builder;

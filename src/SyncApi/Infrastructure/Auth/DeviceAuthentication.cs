@@ -27,6 +27,11 @@ public static class DeviceAuthentication
     /// <summary>The caller of an authenticated principal built by <see cref="DeviceTokenHandler"/>.</summary>
     public static DeviceCaller ToCaller(ClaimsPrincipal principal)
     {
+        if (principal.Identity is DeviceIdentity identity)
+        {
+            return identity.Caller;
+        }
+
         var user = principal.FindFirst(UserClaim)?.Value;
         var device = principal.FindFirst(DeviceClaim)?.Value;
         if (user is null || device is null || !UserNo.TryParse(user, out var userNo))

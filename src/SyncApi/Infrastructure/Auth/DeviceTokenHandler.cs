@@ -1,6 +1,7 @@
 using System.Security.Claims;
 using System.Text.Encodings.Web;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Reading;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Options;
@@ -42,12 +43,13 @@ internal sealed class DeviceTokenHandler(
             return AuthenticateResult.Fail("The Authorization header must be 'Bearer <token>'.");
         }
 
-        var token = header[BearerPrefix.Length..].Trim();
         var now = TimeProvider.GetUtcNow();
-        if (cache.TryGet(token, now, out var cached))
+        if (cache.TryGet(header.AsSpan(BearerPrefix.Length).Trim(), now, out var cached))
         {
             return Checked(cached);
         }
+
+        var token = header[BearerPrefix.Length..].Trim();
 
         var result = await Tokens.ValidateTokenAsync(token, keys.Validation);
         if (!result.IsValid)
@@ -56,7 +58,7 @@ internal sealed class DeviceTokenHandler(
         }
 
         if (!result.Claims.TryGetValue(DeviceAuthentication.UserClaim, out var sub) || sub is not string userText
-            || !UserNo.TryParse(userText, out _)
+            || !UserNo.TryParse(userText, out var userNo)
             || !result.Claims.TryGetValue(DeviceAuthentication.DeviceClaim, out var did) || did is not string device
             || device.Length is 0 or > 128)
         {
@@ -70,7 +72,7 @@ internal sealed class DeviceTokenHandler(
             claims.Add(new Claim(DeviceAuthentication.IssuedAtClaim, EpochTime.GetIntDate(issuedAt).ToString(System.Globalization.CultureInfo.InvariantCulture)));
         }
 
-        var principal = new ClaimsPrincipal(new ClaimsIdentity(claims, DeviceAuthentication.Scheme, DeviceAuthentication.UserClaim, null));
+        var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device)));
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
         return Checked(principal);
     }

@@ -10,11 +10,20 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 internal sealed class ValidatedTokenCache
 {
     public const int Capacity = 100_000;
-    private readonly ConcurrentDictionary<string, Entry> _entries = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, Entry> _entries;
 
-    public bool TryGet(string token, DateTimeOffset now, out ClaimsPrincipal principal)
+    // Looked up by the token's characters inside the Authorization header, so a hit allocates nothing.
+    private readonly ConcurrentDictionary<string, Entry>.AlternateLookup<ReadOnlySpan<char>> _byChars;
+
+    public ValidatedTokenCache()
     {
-        if (_entries.TryGetValue(token, out var entry))
+        _entries = new ConcurrentDictionary<string, Entry>(StringComparer.Ordinal);
+        _byChars = _entries.GetAlternateLookup<ReadOnlySpan<char>>();
+    }
+
+    public bool TryGet(ReadOnlySpan<char> token, DateTimeOffset now, out ClaimsPrincipal principal)
+    {
+        if (_byChars.TryGetValue(token, out var entry))
         {
             if (entry.ValidTo > now)
             {
@@ -22,7 +31,7 @@ internal sealed class ValidatedTokenCache
                 return true;
             }
 
-            _entries.TryRemove(token, out _);
+            _byChars.TryRemove(token, out _);
         }
 
         principal = null!;
