@@ -49,6 +49,24 @@ public sealed class AdmissionControlTests(AdmissionControlTests.TightLimits serv
     }
 
     [Fact]
+    public async Task ADeviceRefusedForItsRateIsServedAgainOnceItsBucketRefills()
+    {
+        Answer last;
+        var sent = 0;
+        do
+        {
+            last = await RestGetUserAsync(service.Rest, User, "refilling-device");
+            sent++;
+        }
+        while (last.Status != 429 && sent < 10);
+        Assert.Equal(429, last.Status);
+
+        // One token a second: after a little more than a second the device is served again.
+        await Task.Delay(TimeSpan.FromMilliseconds(1_300));
+        Assert.Equal(404, (await RestGetUserAsync(service.Rest, User, "refilling-device")).Status);
+    }
+
+    [Fact]
     public async Task ADeviceOverItsRateGetsResourceExhaustedWithRetryPushbackOverGrpc()
     {
         var answers = new List<GrpcAnswer>();

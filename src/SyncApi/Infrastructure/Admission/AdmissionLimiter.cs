@@ -15,42 +15,40 @@ internal static class AdmissionLimiter
     private const string Instance = "instance";
     private const string Exempt = "exempt";
 
-    public static PartitionedRateLimiter<HttpContext> Create(AdmissionOptions options) =>
-        PartitionedRateLimiter.CreateChained(
-            PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context)
-                ? RateLimitPartition.GetNoLimiter(Exempt)
-                : RateLimitPartition.GetConcurrencyLimiter(Instance, _ => new ConcurrencyLimiterOptions
-                {
-                    PermitLimit = options.ConcurrencyLimit,
-                    QueueLimit = options.QueueLimit,
-                    QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
-                })),
+    public static PartitionedRateLimiter<HttpContext> Create(AdmissionOptions options)
+    {
+        // The partitions' factories are made once: a lambda written inline in the partitioner would
+        // be a new delegate (and closure) on every request.
+        Func<string, ConcurrencyLimiter> instance = _ => new ConcurrencyLimiter(new ConcurrencyLimiterOptions
+        {
+            PermitLimit = options.ConcurrencyLimit,
+            QueueLimit = options.QueueLimit,
+            QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
+        });
+        Func<string, TokenBucketRateLimiter> perDevice = _ => new TokenBucketRateLimiter(new TokenBucketRateLimiterOptions
+        {
+            TokenLimit = options.PerDeviceBurst,
+            TokensPerPeriod = options.PerDeviceRequestsPerSecond,
+            ReplenishmentPeriod = TimeSpan.FromSeconds(1),
+            QueueLimit = 0,
+            // No timer per device: the partitioned limiter's own heartbeat refills every bucket.
+            AutoReplenishment = false,
+        });
+        var exempt = RateLimitPartition.GetNoLimiter(Exempt);
+        var instancePartition = RateLimitPartition.Get(Instance, instance);
+
+        return PartitionedRateLimiter.CreateChained(
+            PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context) ? exempt : instancePartition),
             PartitionedRateLimiter.Create<HttpContext, string>(context => DeviceOf(context) is { } device
-                ? RateLimitPartition.GetTokenBucketLimiter(device, _ => new TokenBucketRateLimiterOptions
-                {
-                    TokenLimit = options.PerDeviceBurst,
-                    TokensPerPeriod = options.PerDeviceRequestsPerSecond,
-                    ReplenishmentPeriod = TimeSpan.FromSeconds(1),
-                    QueueLimit = 0,
-                    AutoReplenishment = true,
-                })
-                : RateLimitPartition.GetNoLimiter(Exempt)));
+                ? RateLimitPartition.Get(device, perDevice)
+                : exempt));
+    }
 
     private static bool IsHealthProbe(HttpContext context) =>
         context.Request.Path.StartsWithSegments("/healthz", StringComparison.Ordinal)
         || context.Request.Path.StartsWithSegments("/grpc.health.v1.Health", StringComparison.Ordinal);
 
     /// <summary>The authenticated device (token <c>did</c> of user <c>sub</c>); null before authentication or for anonymous calls.</summary>
-    private static string? DeviceOf(HttpContext context)
-    {
-        var user = context.User;
-        if (user.Identity?.IsAuthenticated != true)
-        {
-            return null;
-        }
-
-        var device = user.FindFirst(DeviceAuthentication.DeviceClaim)?.Value;
-        var sub = user.FindFirst(DeviceAuthentication.UserClaim)?.Value;
-        return device is null ? null : $"{sub}/{device}";
-    }
+    private static string? DeviceOf(HttpContext context) =>
+        context.User.Identity is DeviceIdentity { IsAuthenticated: true } device ? device.DeviceKey : null;
 }
