@@ -1,8 +1,8 @@
+using System.Collections.Frozen;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.Extensions.Options;
 using Polly;
 using Polly.CircuitBreaker;
-using Polly.Registry;
 using Polly.Retry;
 using Polly.Timeout;
 
@@ -21,6 +21,12 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 /// This is the only retry layer of a database call: Npgsql itself does not retry commands, and the
 /// handlers above do not retry. A multi-host connection string makes each new attempt's connection
 /// open on a node that answers, so a retry after a failover lands on the new primary or another standby.
+/// <para>
+/// The pipelines are typed on <see cref="object"/>: Polly runs strategies of a pipeline's own result
+/// type directly, while strategies built for another type sit behind an adapter that costs two more
+/// asynchronous steps each on every call that waits for the database. One result type for all calls
+/// is also what lets a single circuit breaker be shared by pipelines whose calls return different types.
+/// </para>
 /// </summary>
 public sealed class StoragePipelines
 {
@@ -47,7 +53,7 @@ public sealed class StoragePipelines
     /// <summary>gRPC callers with a shorter deadline keep it: the binding's own deadline fires first and answers DEADLINE_EXCEEDED.</summary>
     private static readonly TimeSpan MinimumTimeout = TimeSpan.FromMilliseconds(1);
 
-    private readonly ResiliencePipelineRegistry<string> _registry;
+    private readonly FrozenDictionary<string, ResiliencePipeline<object?>> _pipelines;
     private readonly ResilienceOptions _options;
     private readonly TimeProvider _clock;
 
@@ -60,43 +66,43 @@ public sealed class StoragePipelines
         ReadBreaker = separateReadSource ? new CircuitBreakerStateProvider() : Breaker;
         var readBreaker = separateReadSource ? BuildBreaker(_options, events, clock, ReadBreaker) : breaker;
 
-        _registry = new ResiliencePipelineRegistry<string>();
+        var pipelines = new Dictionary<string, ResiliencePipeline<object?>>();
         foreach (var (name, retries) in new[] { (PointRead, true), (RangeRead, true), (Write, false), (IdempotentWrite, true), (PrimaryRead, true) })
         {
             var circuit = name is PointRead or RangeRead ? readBreaker : breaker;
-            _registry.TryAddBuilder(name, (builder, _) =>
+            var builder = new ResiliencePipelineBuilder<object?> { Name = name, TimeProvider = clock };
+            builder.AddTimeout(new TimeoutStrategyOptions
             {
-                builder.TimeProvider = clock;
-                builder.AddTimeout(new TimeoutStrategyOptions
+                TimeoutGenerator = _ => ValueTask.FromResult(Timeout()),
+                OnTimeout = _ =>
                 {
-                    TimeoutGenerator = _ => ValueTask.FromResult(Timeout()),
-                    OnTimeout = _ =>
+                    events.TimedOut(name);
+                    return default;
+                },
+            });
+            if (retries && _options.RetryAttempts > 0)
+            {
+                builder.AddRetry(new RetryStrategyOptions<object?>
+                {
+                    MaxRetryAttempts = _options.RetryAttempts,
+                    Delay = TimeSpan.FromMilliseconds(_options.RetryBaseDelayMs),
+                    BackoffType = DelayBackoffType.Exponential,
+                    UseJitter = true,
+                    ShouldHandle = args => ValueTask.FromResult(
+                        args.Outcome.Exception is { } e && StorageFaults.IsTransient(e) && !Caller(args.Context).IsCancellationRequested),
+                    OnRetry = args =>
                     {
-                        events.TimedOut(name);
+                        events.Retrying(name, args.AttemptNumber + 1, args.RetryDelay, args.Outcome.Exception);
                         return default;
                     },
                 });
-                if (retries && _options.RetryAttempts > 0)
-                {
-                    builder.AddRetry(new RetryStrategyOptions
-                    {
-                        MaxRetryAttempts = _options.RetryAttempts,
-                        Delay = TimeSpan.FromMilliseconds(_options.RetryBaseDelayMs),
-                        BackoffType = DelayBackoffType.Exponential,
-                        UseJitter = true,
-                        ShouldHandle = args => ValueTask.FromResult(
-                            args.Outcome.Exception is { } e && StorageFaults.IsTransient(e) && !Caller(args.Context).IsCancellationRequested),
-                        OnRetry = args =>
-                        {
-                            events.Retrying(name, args.AttemptNumber + 1, args.RetryDelay, args.Outcome.Exception);
-                            return default;
-                        },
-                    });
-                }
+            }
 
-                builder.AddPipeline(circuit);
-            });
+            builder.AddPipeline(circuit);
+            pipelines[name] = builder.Build();
         }
+
+        _pipelines = pipelines.ToFrozenDictionary();
     }
 
     /// <summary>The shared circuit's state (closed, open, half-open), for readiness and tests.</summary>
@@ -104,9 +110,6 @@ public sealed class StoragePipelines
 
     /// <summary>The circuit of the lag-tolerant reads: <see cref="Breaker"/> itself unless reads have a source of their own.</summary>
     public CircuitBreakerStateProvider ReadBreaker { get; }
-
-    /// <summary>The pipeline of that name (one of the constants above).</summary>
-    public ResiliencePipeline Get(string name) => _registry.GetPipeline(name);
 
     /// <summary>
     /// Runs one database call in the named pipeline. The database being unreachable, too slow for the
@@ -116,15 +119,15 @@ public sealed class StoragePipelines
     public async Task<TResult> RunAsync<TResult, TState>(
         string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken)
     {
-        var pipeline = Get(name);
+        var pipeline = _pipelines[name];
         var context = ResilienceContextPool.Shared.Get(name, cancellationToken);
         context.Properties.Set(CallerToken, cancellationToken);
         try
         {
-            return await pipeline.ExecuteAsync(
-                static (ctx, s) => new ValueTask<TResult>(DatabaseCancellation.RunAsync(s.state, s.call, ctx.CancellationToken)),
+            return (TResult)(await pipeline.ExecuteAsync(
+                static (ctx, s) => AsObjectAsync(DatabaseCancellation.RunAsync(s.state, s.call, ctx.CancellationToken)),
                 context,
-                (call, state)).ConfigureAwait(false);
+                (call, state)).ConfigureAwait(false))!;
         }
         catch (BrokenCircuitException e)
         {
@@ -150,6 +153,8 @@ public sealed class StoragePipelines
         }
     }
 
+    private static async ValueTask<object?> AsObjectAsync<TResult>(Task<TResult> call) => await call.ConfigureAwait(false);
+
     private TimeSpan BreakDuration => TimeSpan.FromMilliseconds(_options.BreakerBreakMs);
 
     private TimeSpan Timeout()
@@ -162,10 +167,10 @@ public sealed class StoragePipelines
     private static CancellationToken Caller(ResilienceContext context) =>
         context.Properties.TryGetValue(CallerToken, out var token) ? token : CancellationToken.None;
 
-    private static ResiliencePipeline BuildBreaker(
+    private static ResiliencePipeline<object?> BuildBreaker(
         ResilienceOptions options, IResilienceEvents events, TimeProvider clock, CircuitBreakerStateProvider state) =>
-        new ResiliencePipelineBuilder { TimeProvider = clock }
-            .AddCircuitBreaker(new CircuitBreakerStrategyOptions
+        new ResiliencePipelineBuilder<object?> { TimeProvider = clock }
+            .AddCircuitBreaker(new CircuitBreakerStrategyOptions<object?>
             {
                 FailureRatio = options.BreakerFailureRatio,
                 SamplingDuration = TimeSpan.FromMilliseconds(options.BreakerSamplingMs),
