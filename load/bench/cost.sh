@@ -7,6 +7,10 @@
 #   load/bench/cost.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       [--url http://127.0.0.1:5080] [--seconds 10] [--rounds 3] [--read user|highlights|live]
 #
+# With the service's telemetry on (the default), managed bytes allocated per request are read from
+# its /metrics (dotnet_gc_heap_total_allocated_bytes_total): unlike CPU time, they hardly move
+# between rounds, so they show a change in the request path's work even on a noisy box.
+#
 # --read live measures the framework's floor instead: GET /healthz/live (no token, no database),
 # with no pgbench beside it.
 #
@@ -58,20 +62,26 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 users=$(bench_mint_tokens "$pg" "$work/tokens.tsv")
 
+# Managed bytes the service has allocated so far, or nothing when its /metrics is off.
+allocated() { curl -fsS "$url/metrics" 2>/dev/null | awk '/^dotnet_gc_heap_total_allocated_bytes_total/ {printf "%.0f", $2}'; }
+
 per_request() { awk -v t="$tick" -v n="$2" -v d="$1" 'BEGIN {printf "%.1f", d / t * 1e6 / n}'; }
 # The load generator's CPU: what the shell's reaped children (wrk, pgbench) used, in ticks.
 children_ticks() { awk '{print $16 + $17}' "/proc/$1/stat"; }
 
 measure_service() {
-  local s0 p0 c0 n me=$BASHPID
-  s0=$(own_ticks "$service_pid"); p0=$(pg_ticks); c0=$(children_ticks "$me")
+  local s0 p0 c0 a0 a1 n me=$BASHPID
+  a0=$(allocated); s0=$(own_ticks "$service_pid"); p0=$(pg_ticks); c0=$(children_ticks "$me")
   if [ "$read" = live ]; then
     wrk -t2 -c"$connections" -d"${1}s" "$url/healthz/live" >"$work/wrk.out" 2>&1
   else
     bench_wrk "$read" "$url" "$1" "$connections" "$work/tokens.tsv" "$work/wrk.out"
   fi
   n=$(awk '/requests in/ {print $1}' "$work/wrk.out")
-  echo "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$work/wrk.out") $(per_request $(( $(own_ticks "$service_pid") - s0 )) "$n") $(per_request $(( $(pg_ticks) - p0 )) "$n") $(per_request $(( $(children_ticks "$me") - c0 )) "$n")"
+  a1=$(allocated)
+  local bytes=-
+  [ -z "$a0" ] || [ -z "$a1" ] || bytes=$(( (a1 - a0) / n ))
+  echo "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$work/wrk.out") $(per_request $(( $(own_ticks "$service_pid") - s0 )) "$n") $bytes $(per_request $(( $(pg_ticks) - p0 )) "$n") $(per_request $(( $(children_ticks "$me") - c0 )) "$n")"
 }
 
 measure_pgbench() {
@@ -87,11 +97,11 @@ echo "==> warm-up ($seconds s, unrecorded)" >&2
 measure_service "$seconds" >/dev/null
 echo "Machine: $(nproc) cores, $(uname -m); $connections connections; read: $read; CPU in microseconds per request"
 echo
-echo "| round | service req/s | service | PostgreSQL | wrk | pgbench tps | PostgreSQL | pgbench |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| round | service req/s | service | service bytes allocated | PostgreSQL | wrk | pgbench tps | PostgreSQL | pgbench |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for round in $(seq 1 "$rounds"); do
-  read -r rps svc pgs wrk_us <<<"$(measure_service "$seconds")"
+  read -r rps svc bytes pgs wrk_us <<<"$(measure_service "$seconds")"
   tps=- pgp=- bench_us=-
   [ "$read" = live ] || read -r tps pgp bench_us <<<"$(measure_pgbench)"
-  echo "| $round | $rps | $svc | $pgs | $wrk_us | $tps | $pgp | $bench_us |"
+  echo "| $round | $rps | $svc | $bytes | $pgs | $wrk_us | $tps | $pgp | $bench_us |"
 done
