@@ -4,12 +4,14 @@
 #
 #   load/bench/compare.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       [--url http://127.0.0.1:5080] [--rounds 3] [--seconds 15] [--warmup 20] [--connections 32]
-#       [--reads "user highlights"] [--also http://127.0.0.1:5090 --also-label "coalescing off"] [--bare]
+#       [--reads "user highlights"] [--also http://127.0.0.1:5090 --also-label "coalescing off"] [--bare | --bare-multiplexing]
 #
 # --also measures a second service instance (another build or configuration on the same database)
 # in the same rounds, A B C A B C, so a change is judged against its alternative under the same noise.
 # --bare makes the second instance load/bench/bare, started here on 127.0.0.1:5070 and stopped at the
 # end: the same reads with nothing but ASP.NET Core and Npgsql, the floor the framework leaves.
+# --bare-multiplexing runs it with Npgsql's multiplexing on (which the service cannot use: see
+# docs/performance.md).
 #
 # The service must be running against that database with the signing key in $AUTH_SIGNING_KEY
 # (tokens are minted with it, one per user). Targets loopback only; every run is bounded by
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/../.."
 . load/bench/lib.sh
 
 url=http://127.0.0.1:5080 pg="" rounds=3 seconds=15 warmup=20 connections=32 reads="user highlights"
-also="" also_label="second instance" bare=""
+also="" also_label="second instance" bare="" bare_settings=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --url) url="$2"; shift 2 ;;
@@ -31,6 +33,8 @@ while [ $# -gt 0 ]; do
     --also) also="$2"; shift 2 ;;
     --also-label) also_label="$2"; shift 2 ;;
     --bare) bare=1; also=http://127.0.0.1:5070; also_label="bare ASP.NET Core + Npgsql (load/bench/bare)"; shift ;;
+    --bare-multiplexing) bare=1; bare_settings="Multiplexing=true"; also=http://127.0.0.1:5070
+      also_label="bare ASP.NET Core + Npgsql with multiplexing (load/bench/bare)"; shift ;;
     --connections) connections="$2"; shift 2 ;;
     --reads) reads="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -51,7 +55,7 @@ echo "==> minting device tokens"
 users=$(bench_mint_tokens "$pg" "$work/tokens.tsv")
 if [ -n "$bare" ]; then
   echo "==> starting the bare reference app at $also"
-  bare_pid=$(bench_start_bare "$pg" "$also" "$work/bare.log") && [ -n "$bare_pid" ] || exit 2
+  bare_pid=$(bench_start_bare "$pg" "$also" "$work/bare.log" "$bare_settings") && [ -n "$bare_pid" ] || exit 2
 fi
 
 run_wrk() { # read [url] [seconds] -> "rps p99ms"

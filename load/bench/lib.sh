@@ -34,15 +34,16 @@ bench_pgbench() {
   pgbench -n -M prepared -c "$4" -j 2 -T "$3" -D users="$5" -f "load/pgbench/$1.sql" "$2" >"$6" 2>&1
 }
 
-# PG URL LOG: starts load/bench/bare (the same reads on ASP.NET Core and Npgsql alone, no token, no
+# PG URL LOG [SETTINGS]: starts load/bench/bare (the same reads on ASP.NET Core and Npgsql alone, no token, no
 # resilience, no logs, no telemetry) on the loopback URL against that database, waits until it
-# answers and prints its pid. It stops by itself after an hour if nobody stops it first.
+# answers and prints its pid. SETTINGS are extra Npgsql connection settings ("Multiplexing=true").
+# It stops by itself after an hour if nobody stops it first.
 bench_start_bare() {
   local connection pid _
   bench_require_loopback "$2"
   dotnet build load/bench/bare -c Release -v q -nologo >/dev/null
   # libpq's "host=... port=... dbname=... user=... password=..." in Npgsql's spelling.
-  connection=$(echo "$1" | sed -E 's/(^| )dbname=/\1Database=/; s/(^| )user=/\1Username=/; s/ +/;/g')
+  connection=$(echo "$1" | sed -E 's/(^| )dbname=/\1Database=/; s/(^| )user=/\1Username=/; s/ +/;/g')${4:+;$4}
   ASPNETCORE_URLS="$2" timeout 3600 dotnet load/bench/bare/bin/Release/net10.0/Kobo.Sync.BareRead.dll \
     --ConnectionString "$connection" >"$3" 2>&1 &
   pid=$!
