@@ -116,8 +116,22 @@ public sealed class StoragePipelines
     /// budget or cut off by the circuit surfaces as <see cref="StorageUnavailableException"/>; the
     /// caller's own cancellation (deadline, disconnect) as <see cref="OperationCanceledException"/>.
     /// </summary>
-    public async Task<TResult> RunAsync<TResult, TState>(
-        string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken)
+    public Task<TResult> RunAsync<TResult, TState>(
+        string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
+        RunCoreAsync(name, state, call, detach: true, cancellationToken);
+
+    /// <summary>
+    /// <see cref="RunAsync"/> for a call through the read coalescer, which is given the pipeline's token
+    /// as it is. The coalescer already does what <see cref="DatabaseCancellation"/> would: a read
+    /// whose token fires returns at once, and a batch nobody waits for any more is cancelled on a
+    /// canceller thread, never on the thread that fired the token.
+    /// </summary>
+    public Task<TResult> RunCoalescedAsync<TResult, TState>(
+        string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
+        RunCoreAsync(name, state, call, detach: false, cancellationToken);
+
+    private async Task<TResult> RunCoreAsync<TResult, TState>(
+        string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, bool detach, CancellationToken cancellationToken)
     {
         var pipeline = _pipelines[name];
         var context = ResilienceContextPool.Shared.Get(name, cancellationToken);
@@ -125,9 +139,11 @@ public sealed class StoragePipelines
         try
         {
             return (TResult)(await pipeline.ExecuteAsync(
-                static (ctx, s) => AsObjectAsync(DatabaseCancellation.RunAsync(s.state, s.call, ctx.CancellationToken)),
+                static (ctx, s) => AsObjectAsync(s.detach
+                    ? DatabaseCancellation.RunAsync(s.state, s.call, ctx.CancellationToken)
+                    : s.call(s.state, ctx.CancellationToken)),
                 context,
-                (call, state)).ConfigureAwait(false))!;
+                (call, state, detach)).ConfigureAwait(false))!;
         }
         catch (BrokenCircuitException e)
         {

@@ -20,7 +20,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer, StoragePipelines pipelines) : IDeviceReadStore
 {
     public Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken) =>
-        pipelines.RunAsync(
+        pipelines.RunCoalescedAsync(
             StoragePipelines.PointRead, (coalescer, user),
             static (s, ct) => s.coalescer.ReadAsync(new FindUserRead(s.user), ct),
             cancellationToken);
@@ -29,7 +29,7 @@ public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer, StoragePipe
         UserNo user, HighlightRange range, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        return pipelines.RunAsync(
+        return pipelines.RunCoalescedAsync(
             StoragePipelines.RangeRead, (coalescer, user, range, limit),
             static (s, ct) => s.coalescer.ReadAsync(new ListHighlightsRead(s.user, s.range, s.limit), ct),
             cancellationToken);
