@@ -5,14 +5,17 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 /// <summary>
 /// The identity <see cref="DeviceTokenHandler"/> builds from a valid token: the token's claims, plus
-/// the caller and its rate-limit key worked out once. A validated token's principal is cached and
+/// the caller, the token's issue time and the rate-limit key worked out once. A validated token's principal is cached and
 /// serves every later request of that device, so those requests read these instead of searching and
 /// parsing the claims again.
 /// </summary>
-internal sealed class DeviceIdentity(IEnumerable<Claim> claims, DeviceCaller caller)
+internal sealed class DeviceIdentity(IEnumerable<Claim> claims, DeviceCaller caller, DateTimeOffset? issuedAt)
     : ClaimsIdentity(claims, DeviceAuthentication.Scheme, DeviceAuthentication.UserClaim, null)
 {
     public DeviceCaller Caller { get; } = caller;
+
+    /// <summary>When the token was issued (whole seconds), or null when it did not say; revocation compares it.</summary>
+    public DateTimeOffset? IssuedAt { get; } = issuedAt;
 
     /// <summary>"user/device": the per-device admission partition.</summary>
     public string DeviceKey { get; } = $"{caller.User}/{caller.DeviceId}";

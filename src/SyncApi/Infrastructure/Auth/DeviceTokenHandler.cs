@@ -67,12 +67,15 @@ internal sealed class DeviceTokenHandler(
         }
 
         List<Claim> claims = [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)];
+        DateTimeOffset? issued = null;
         if (result.SecurityToken is JsonWebToken { IssuedAt: var issuedAt } && issuedAt != DateTime.MinValue)
         {
-            claims.Add(new Claim(DeviceAuthentication.IssuedAtClaim, EpochTime.GetIntDate(issuedAt).ToString(System.Globalization.CultureInfo.InvariantCulture)));
+            var seconds = EpochTime.GetIntDate(issuedAt);
+            issued = DateTimeOffset.FromUnixTimeSeconds(seconds);
+            claims.Add(new Claim(DeviceAuthentication.IssuedAtClaim, seconds.ToString(System.Globalization.CultureInfo.InvariantCulture)));
         }
 
-        var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device)));
+        var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device), issued));
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
         return Checked(principal);
     }
@@ -85,8 +88,8 @@ internal sealed class DeviceTokenHandler(
             return Success(principal);
         }
 
-        var caller = DeviceAuthentication.ToCaller(principal);
-        return revocations.IsRevoked(caller.User, caller.DeviceId, DeviceAuthentication.IssuedAt(principal))
+        var identity = (DeviceIdentity)principal.Identity!;
+        return revocations.IsRevoked(identity.Caller.User, identity.Caller.DeviceId, identity.IssuedAt)
             ? AuthenticateResult.Fail("This device has been revoked; enrol it again for a new token.")
             : Success(principal);
     }
