@@ -3,6 +3,7 @@ using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Tests.Grpc.Interop;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc;
@@ -45,27 +46,21 @@ public sealed class GrpcStoreDeadlineTests(ServiceOnOwnDatabase database) : ICla
 
     private async Task AssertTheDeadlineCancelsTheCommandAsync(TimeSpan within, Func<Task<int>> call)
     {
-        // Calls before the lock until one is answered from the database (this class's database has no
-        // users: NOT_FOUND). The service migrates a fresh database after it starts and says UNAVAILABLE
-        // until then; and the deadline below must be spent waiting on the lock, not on opening the
-        // first connection and compiling the path while other test classes load the machine.
-        var notFound = ((int)StatusCode.NotFound).ToString(System.Globalization.CultureInfo.InvariantCulture);
-        var ready = Stopwatch.StartNew();
-        string? warmStatus;
-        do
+        // The service migrates this class's fresh database after it starts, and says UNAVAILABLE until
+        // then. Once it is ready, one call before the lock (no users here: NOT_FOUND) opens the first
+        // connection and compiles the path, so the deadline below is spent waiting on the lock.
+        using (var rest = new HttpClient { BaseAddress = database.Host.RestAddress })
         {
-            using var warm = await RawGrpc.PostAsync(
-                database.Host.Http, $"/{GetUser}",
-                RawGrpc.Frame(Google.Protobuf.MessageExtensions.ToByteArray(new GetUserRequest { UserNo = User })),
-                headers: As(User));
-            warmStatus = RawGrpc.Status(warm);
-            if (warmStatus != notFound)
-            {
-                await Task.Delay(100);
-            }
+            Assert.True(await Readiness.BecomesReadyAsync(rest, TimeSpan.FromSeconds(30)), "the service was not ready within 30 s");
         }
-        while (warmStatus != notFound && ready.Elapsed < TimeSpan.FromSeconds(30));
-        Assert.Equal(notFound, warmStatus);
+
+        using (var warm = await RawGrpc.PostAsync(
+            database.Host.Http, $"/{GetUser}",
+            RawGrpc.Frame(Google.Protobuf.MessageExtensions.ToByteArray(new GetUserRequest { UserNo = User })),
+            headers: As(User)))
+        {
+            Assert.Equal(((int)StatusCode.NotFound).ToString(System.Globalization.CultureInfo.InvariantCulture), RawGrpc.Status(warm));
+        }
 
         await using var locked = await TableLock.TakeAsync(database, "users");
         Assert.Empty(await locked.WaitingStatementsAsync());

@@ -35,7 +35,7 @@ public sealed class DatabaseDownAtStartTests(ControllablePostgres postgres) : IC
 
         await postgres.StartAsync();
 
-        Assert.True(await BecomesReadyAsync(http, TimeSpan.FromSeconds(5)), "not ready 5 s after the database came up");
+        Assert.True(await Readiness.BecomesReadyAsync(http, TimeSpan.FromSeconds(5)), "not ready 5 s after the database came up");
         Assert.Equal(404, (await RestGetUserAsync(http, 12)).Status); // migrated, reachable, empty
     }
 
@@ -66,7 +66,7 @@ public sealed class DatabaseDownAtStartTests(ControllablePostgres postgres) : IC
             await postgres.StartAsync();
         }
 
-        Assert.True(await BecomesReadyAsync(http, TimeSpan.FromSeconds(5)), "not ready 5 s after the database restarted");
+        Assert.True(await Readiness.BecomesReadyAsync(http, TimeSpan.FromSeconds(5)), "not ready 5 s after the database restarted");
         var until = DateTime.UtcNow.AddSeconds(5);
         var status = 0;
         while (DateTime.UtcNow < until && status != 404)
@@ -76,22 +76,5 @@ public sealed class DatabaseDownAtStartTests(ControllablePostgres postgres) : IC
         }
 
         Assert.Equal(404, status);
-    }
-
-    private static async Task<bool> BecomesReadyAsync(HttpClient http, TimeSpan within)
-    {
-        var until = DateTime.UtcNow + within;
-        while (DateTime.UtcNow < until)
-        {
-            using var response = await http.GetAsync("/healthz/ready");
-            if (response.StatusCode == HttpStatusCode.OK)
-            {
-                return true;
-            }
-
-            await Task.Delay(100);
-        }
-
-        return false;
     }
 }
