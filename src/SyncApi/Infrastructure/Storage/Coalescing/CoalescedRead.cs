@@ -26,10 +26,17 @@ public abstract class CoalescedRead
     /// <summary>The statement for this read, added to the batch it leaves in.</summary>
     internal abstract NpgsqlBatchCommand CreateCommand();
 
-    /// <summary>Reads this read's result set (the reader is positioned on it) and completes the caller.</summary>
-    internal abstract Task CompleteAsync(NpgsqlDataReader reader, CancellationToken cancellationToken);
+    /// <summary>
+    /// Reads this read's result set (the reader is positioned on it) and keeps the result; the caller
+    /// gets it from <see cref="Finish"/>, once the batch's reader is closed.
+    /// </summary>
+    internal abstract Task ReadAsync(NpgsqlDataReader reader, CancellationToken cancellationToken);
 
-    internal abstract void Fail(Exception exception);
+    /// <summary>
+    /// Completes the caller: with the result read, if there is one, even when closing the batch failed
+    /// after it was read; otherwise with <paramref name="failure"/>.
+    /// </summary>
+    internal abstract void Finish(Exception? failure);
 
     internal abstract void Cancel(CancellationToken cancellationToken);
 
@@ -73,13 +80,29 @@ public abstract class CoalescedRead<T> : CoalescedRead
 
     internal override bool IsCompleted => _completion.Task.IsCompleted;
 
-    internal override async Task CompleteAsync(NpgsqlDataReader reader, CancellationToken cancellationToken) =>
-        _completion.TrySetResult(await ReadResultAsync(reader, cancellationToken).ConfigureAwait(false));
+    private T? _result;
+    private bool _hasResult;
+
+    internal override async Task ReadAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
+    {
+        _result = await ReadResultAsync(reader, cancellationToken).ConfigureAwait(false);
+        _hasResult = true;
+    }
 
     /// <summary>Reads the result from this read's result set.</summary>
     protected abstract Task<T> ReadResultAsync(NpgsqlDataReader reader, CancellationToken cancellationToken);
 
-    internal override void Fail(Exception exception) => _completion.TrySetException(exception);
+    internal override void Finish(Exception? failure)
+    {
+        if (_hasResult)
+        {
+            _completion.TrySetResult(_result!);
+        }
+        else
+        {
+            _completion.TrySetException(failure ?? new InvalidOperationException("The batch ended without this read's result."));
+        }
+    }
 
     internal override void Cancel(CancellationToken cancellationToken) => _completion.TrySetCanceled(cancellationToken);
 }

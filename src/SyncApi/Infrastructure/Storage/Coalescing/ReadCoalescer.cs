@@ -62,23 +62,22 @@ public sealed class ReadCoalescer(NpgsqlDataSource dataSource, ReadCoalescingOpt
         while (TakeBatch() is { } batch)
         {
             Interlocked.Increment(ref _batchesSent);
+            Exception? failure = null;
             try
             {
                 await SendAsync(batch).ConfigureAwait(false);
             }
             catch (Exception exception)
             {
-                foreach (var read in batch.Reads)
-                {
-                    read.Fail(exception);
-                }
+                failure = exception;
             }
-            finally
+
+            // Callers are answered only now, with the reader closed and the connection back in the pool:
+            // the command's span has ended, so it never outlasts the request that waited for it.
+            foreach (var read in batch.Reads)
             {
-                foreach (var read in batch.Reads)
-                {
-                    read.StopWatching();
-                }
+                read.StopWatching();
+                read.Finish(failure);
             }
         }
     }
@@ -131,7 +130,7 @@ public sealed class ReadCoalescer(NpgsqlDataSource dataSource, ReadCoalescingOpt
             }
 
             var read = batch.Reads[i];
-            await read.CompleteAsync(reader, token).ConfigureAwait(false);
+            await read.ReadAsync(reader, token).ConfigureAwait(false);
             metrics?.RecordDatabaseOperation(read.Operation, node!, Stopwatch.GetElapsedTime(read.EnqueuedTimestamp));
         }
     }

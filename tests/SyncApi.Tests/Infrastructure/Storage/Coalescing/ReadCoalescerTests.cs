@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
@@ -107,6 +108,43 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     }
 
     [Fact]
+    public async Task ACallerIsAnsweredOnlyOnceItsBatchHasBeenReadToTheEndAndItsCommandSpanHasEnded()
+    {
+        using var test = new ActivitySource("Kobo.Sync.Tests.Coalescing");
+        var ended = new System.Collections.Concurrent.ConcurrentQueue<Activity>();
+        using var listener = new ActivityListener
+        {
+            ShouldListenTo = source => source.Name is "Npgsql" || source == test,
+            Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.AllDataAndRecorded,
+            ActivityStopped = ended.Enqueue,
+        };
+        ActivitySource.AddActivityListener(listener);
+        var coalescer = new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 });
+
+        using var request = test.StartActivity("request");
+        // The first read holds the only batch slot, so the next two leave together once it is let go.
+        var opener = new GatedRead();
+        var openerTask = coalescer.ReadAsync(opener, TestTimeout.Token);
+        await opener.Entered.Task.WaitAsync(Settle);
+        var early = new GatedRead(gated: false);
+        var late = new GatedRead();
+        var earlyTask = coalescer.ReadAsync(early, TestTimeout.Token);
+        var lateTask = coalescer.ReadAsync(late, TestTimeout.Token);
+        opener.Gate.SetResult();
+        await late.Entered.Task.WaitAsync(Settle);
+
+        // The early read's row has been read, but its batch is still open: its caller must still be waiting.
+        Assert.False(earlyTask.IsCompleted, "a caller was answered while its batch's command was still running");
+        late.Gate.SetResult();
+
+        Assert.Equal(1, await earlyTask.WaitAsync(Settle));
+        var commands = ended.Where(a => a.Source.Name == "Npgsql" && a.TraceId == request!.TraceId).ToList();
+        Assert.Equal(2, commands.Count);
+        Assert.Equal(1, await lateTask.WaitAsync(Settle));
+        Assert.Equal(1, await openerTask.WaitAsync(Settle));
+    }
+
+    [Fact]
     public async Task ADatabaseErrorFailsEveryReadOfTheBatchWithThatError()
     {
         var missing = new NpgsqlConnectionStringBuilder(db.ConnectionString) { Database = "no_such_database" };
@@ -119,6 +157,30 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
         {
             var error = await Assert.ThrowsAsync<PostgresException>(() => read).WaitAsync(Settle);
             Assert.Equal(PostgresErrorCodes.InvalidCatalogName, error.SqlState);
+        }
+    }
+
+    /// <summary>A one-row read that, when gated, waits inside its result set until the test lets it go.</summary>
+    private sealed class GatedRead(bool gated = true) : CoalescedRead<int>
+    {
+        public TaskCompletionSource Entered { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public TaskCompletionSource Gate { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        internal override string Operation => "gated";
+
+        internal override NpgsqlBatchCommand CreateCommand() => new("SELECT 1");
+
+        protected override async Task<int> ReadResultAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
+        {
+            Assert.True(await reader.ReadAsync(cancellationToken));
+            Entered.SetResult();
+            if (gated)
+            {
+                await Gate.Task.WaitAsync(cancellationToken);
+            }
+
+            return reader.GetInt32(0);
         }
     }
 }
