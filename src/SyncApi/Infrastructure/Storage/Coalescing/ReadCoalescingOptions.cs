@@ -7,10 +7,11 @@ public sealed class ReadCoalescingOptions
 
     /// <summary>
     /// Batches on the wire at once; each holds one pooled connection while in flight. New reads leave
-    /// at once below this, and queue for the next batch at it. Default: twice the processor count
-    /// (at least 2), enough to keep PostgreSQL busy on every core while one batch is being answered.
+    /// at once below this, and queue for the next batch at it. Default: the processor count (at least
+    /// 2). Fewer batches in flight make each one larger, and PostgreSQL spends less per read in a
+    /// larger batch; on 2 cores, 2 served about a fifth more user reads than 4 (docs/performance.md).
     /// </summary>
-    public int MaxBatchesInFlight { get; set; } = Math.Max(2, 2 * Environment.ProcessorCount);
+    public int MaxBatchesInFlight { get; set; } = Math.Max(2, Environment.ProcessorCount);
 
     /// <summary>Most statements in one batch (1 turns coalescing off: one round trip per read).</summary>
     public int MaxBatchSize { get; set; } = 64;
