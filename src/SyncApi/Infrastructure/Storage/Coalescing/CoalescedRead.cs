@@ -75,13 +75,12 @@ public abstract class CoalescedRead
 public abstract class CoalescedRead<T> : CoalescedRead
 {
     private readonly TaskCompletionSource<T> _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private T? _result;
+    private bool _hasResult;
 
     public Task<T> Task => _completion.Task;
 
     internal override bool IsCompleted => _completion.Task.IsCompleted;
-
-    private T? _result;
-    private bool _hasResult;
 
     internal override async Task ReadAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
     {

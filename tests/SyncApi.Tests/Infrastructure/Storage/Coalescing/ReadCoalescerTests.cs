@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Diagnostics;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
@@ -111,7 +112,7 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     public async Task ACallerIsAnsweredOnlyOnceItsBatchHasBeenReadToTheEndAndItsCommandSpanHasEnded()
     {
         using var test = new ActivitySource("Kobo.Sync.Tests.Coalescing");
-        var ended = new System.Collections.Concurrent.ConcurrentQueue<Activity>();
+        var ended = new ConcurrentQueue<Activity>();
         using var listener = new ActivityListener
         {
             ShouldListenTo = source => source.Name is "Npgsql" || source == test,
