@@ -14,9 +14,6 @@ public static class DeviceAuthentication
     /// <summary>The device the token was issued to.</summary>
     public const string DeviceClaim = "did";
 
-    /// <summary>When the token was issued (seconds since the epoch), when it says.</summary>
-    public const string IssuedAtClaim = "iat";
-
     /// <summary>The caller of an authenticated principal built by <see cref="DeviceTokenHandler"/>.</summary>
     public static DeviceCaller ToCaller(ClaimsPrincipal principal) =>
         principal.Identity is DeviceIdentity identity

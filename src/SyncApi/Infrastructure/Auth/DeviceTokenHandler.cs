@@ -44,13 +44,13 @@ internal sealed class DeviceTokenHandler(
         }
 
         var now = TimeProvider.GetUtcNow();
-        if (cache.TryGet(header.AsSpan(BearerPrefix.Length).Trim(), now, out var cached))
+        var tokenChars = header.AsSpan(BearerPrefix.Length).Trim();
+        if (cache.TryGet(tokenChars, now, out var cached))
         {
             return Checked(cached);
         }
 
-        var token = header[BearerPrefix.Length..].Trim();
-
+        var token = tokenChars.ToString();
         var result = await Tokens.ValidateTokenAsync(token, keys.Validation);
         if (!result.IsValid)
         {
@@ -67,14 +67,9 @@ internal sealed class DeviceTokenHandler(
         }
 
         List<Claim> claims = [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)];
-        DateTimeOffset? issued = null;
-        if (result.SecurityToken is JsonWebToken { IssuedAt: var issuedAt } && issuedAt != DateTime.MinValue)
-        {
-            var seconds = EpochTime.GetIntDate(issuedAt);
-            issued = DateTimeOffset.FromUnixTimeSeconds(seconds);
-            claims.Add(new Claim(DeviceAuthentication.IssuedAtClaim, seconds.ToString(System.Globalization.CultureInfo.InvariantCulture)));
-        }
-
+        DateTimeOffset? issued = result.SecurityToken is JsonWebToken { IssuedAt: var issuedAt } && issuedAt != DateTime.MinValue
+            ? DateTimeOffset.FromUnixTimeSeconds(EpochTime.GetIntDate(issuedAt))
+            : null;
         var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device), issued));
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
         return Checked(principal);
