@@ -1,33 +1,46 @@
 using Kobo.Sync.SyncApi.Grpc;
-using Kobo.Sync.SyncApi.Grpc.Health;
-using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Microsoft.Extensions.Options;
+using Microsoft.AspNetCore.Routing.Matching;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>The device gRPC API: <c>kobo.sync.v1.SyncService</c> and <c>grpc.health.v1.Health</c>, on the gRPC listener only.</summary>
+/// <summary>
+/// The device gRPC API on Grpc.AspNetCore: <c>kobo.sync.v1.SyncService</c>, the standard
+/// <c>grpc.health.v1.Health</c> (the readiness checks) and server reflection, served on the gRPC
+/// listener only (<see cref="ListenerSurfaceMatcherPolicy"/>).
+/// </summary>
 public static class GrpcExtensions
 {
+    /// <summary>Larger request messages are refused with RESOURCE_EXHAUSTED, as in the reference implementations.</summary>
+    public const int MaxReceiveMessageSize = 4 * 1024 * 1024;
+
     public static WebApplicationBuilder AddSyncGrpc(this WebApplicationBuilder builder)
     {
-        builder.Services.AddGrpcWire(options => options.MapException = SyncGrpcErrors.ToStatus);
+        builder.Services.AddGrpc(options =>
+        {
+            options.MaxReceiveMessageSize = MaxReceiveMessageSize;
+            options.EnableDetailedErrors = false;
+            options.Interceptors.Add<GrpcErrorInterceptor>();
+        });
+        builder.Services.AddGrpcReflection();
+        builder.Services.AddGrpcHealthChecks(options =>
+        {
+            // The server ("") and the sync service are as healthy as the readiness checks; the
+            // liveness of the process is not a gRPC question.
+            options.Services.Clear();
+            options.Services.Map(string.Empty, check => check.Tags.Contains(ServiceDefaultsExtensions.ReadyTag));
+            options.Services.Map(SyncGrpcService.ServiceName, check => check.Tags.Contains(ServiceDefaultsExtensions.ReadyTag));
+        });
+        builder.Services.TryAddEnumerable(ServiceDescriptor.Singleton<MatcherPolicy, ListenerSurfaceMatcherPolicy>());
         return builder;
     }
 
     public static WebApplication MapSyncGrpc(this WebApplication app)
     {
-        var grpcUrl = app.Services.GetRequiredService<IOptions<EndpointsOptions>>().Value.Grpc;
-        if (!ListenAddress.TryParse(grpcUrl, out var address, out var error))
-        {
-            throw new InvalidOperationException($"{EndpointsOptions.SectionName}:{nameof(EndpointsOptions.Grpc)}: {error}");
-        }
-
-        // Only connections accepted on the gRPC port reach these; REST keeps its own 404s.
-        var grpc = app.MapGroup(string.Empty).RequireLocalPort(address.Port);
-        grpc.MapGrpcHealth(SyncGrpcService.ServiceName);
-        SyncGrpcService.Map(grpc);
-        grpc.MapGrpcUnknownMethods();
+        app.MapGrpcService<SyncGrpcService>();
+        app.MapGrpcHealthChecksService();
+        app.MapGrpcReflectionService();
         return app;
     }
 }

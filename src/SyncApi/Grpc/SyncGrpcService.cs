@@ -1,46 +1,29 @@
 using Google.Protobuf.WellKnownTypes;
+using Grpc.Core;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
-using Kobo.Sync.SyncApi.Grpc.Wire;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Microsoft.AspNetCore.Authentication;
+using Microsoft.AspNetCore.Authorization;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
-/// <c>kobo.sync.v1.SyncService</c>: authenticate the device, call <see cref="DeviceReads"/> (shared
-/// with REST), map the result to the contract's messages. Rejections are mapped in <see cref="SyncGrpcErrors"/>.
+/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/> and <see cref="DeviceSync"/> (shared
+/// with REST) as the authenticated device, and map the result to the contract's messages. A call
+/// without a valid token never gets here: the authorization middleware refuses it before its message
+/// is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
 /// </summary>
-internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMetrics metrics)
+[Authorize]
+internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMetrics metrics) : SyncService.SyncServiceBase
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
-    internal const string MissingTokenMessage = "A bearer token is required in the authorization metadata.";
 
-    public static void Map(IEndpointRouteBuilder endpoints)
+    public override async Task<User> GetUser(GetUserRequest request, ServerCallContext context)
     {
-        endpoints.MapGrpcUnary<GetUserRequest, User>(
-            ServiceName, "GetUser", GetUserRequest.Parser, (request, call) => For(call).GetUserAsync(request, call));
-        endpoints.MapGrpcUnary<ListUserHighlightsRequest, V1.HighlightPage>(
-            ServiceName, "ListUserHighlights", ListUserHighlightsRequest.Parser, (request, call) => For(call).ListUserHighlightsAsync(request, call));
-        endpoints.MapGrpcUnary<ListBookHighlightsRequest, V1.HighlightPage>(
-            ServiceName, "ListBookHighlights", ListBookHighlightsRequest.Parser, (request, call) => For(call).ListBookHighlightsAsync(request, call));
-        endpoints.MapGrpcUnary<PushChangesRequest, PushChangesResponse>(
-            ServiceName, "PushChanges", PushChangesRequest.Parser, (request, call) => For(call).PushChangesAsync(request, call));
-        endpoints.MapGrpcUnary<PullChangesRequest, PullChangesResponse>(
-            ServiceName, "PullChanges", PullChangesRequest.Parser, (request, call) => For(call).PullChangesAsync(request, call));
-        endpoints.MapGrpcUnary<ListDevicesRequest, ListDevicesResponse>(
-            ServiceName, "ListDevices", ListDevicesRequest.Parser, (request, call) => For(call).ListDevicesAsync(request, call));
-        endpoints.MapGrpcUnary<RevokeDeviceRequest, RevokeDeviceResponse>(
-            ServiceName, "RevokeDevice", RevokeDeviceRequest.Parser, (request, call) => For(call).RevokeDeviceAsync(request, call));
-    }
-
-    public async Task<User> GetUserAsync(GetUserRequest request, GrpcCallContext call)
-    {
-        var caller = await AuthenticateAsync(call);
-        var user = await reads.GetUserAsync(caller, RequestIds.User(request.UserNo), call.CancellationToken);
+        var user = await reads.GetUserAsync(Caller(context), RequestIds.User(request.UserNo), context.CancellationToken);
         return new User
         {
             UserNo = user.UserNo,
@@ -50,39 +33,35 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMe
         };
     }
 
-    public async Task<V1.HighlightPage> ListUserHighlightsAsync(ListUserHighlightsRequest request, GrpcCallContext call)
+    public override async Task<V1.HighlightPage> ListUserHighlights(ListUserHighlightsRequest request, ServerCallContext context)
     {
-        var caller = await AuthenticateAsync(call);
         var page = await reads.ListUserHighlightsAsync(
-            caller, RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
         metrics.RecordHighlightsPage("ListUserHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 
-    public async Task<V1.HighlightPage> ListBookHighlightsAsync(ListBookHighlightsRequest request, GrpcCallContext call)
+    public override async Task<V1.HighlightPage> ListBookHighlights(ListBookHighlightsRequest request, ServerCallContext context)
     {
-        var caller = await AuthenticateAsync(call);
         var page = await reads.ListBookHighlightsAsync(
-            caller, RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
-            PageSize(request.PageSize), Cursor(request.Cursor), call.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
+            PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
         metrics.RecordHighlightsPage("ListBookHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 
-    public async Task<PushChangesResponse> PushChangesAsync(PushChangesRequest request, GrpcCallContext call)
+    public override async Task<PushChangesResponse> PushChanges(PushChangesRequest request, ServerCallContext context)
     {
-        var caller = await AuthenticateAsync(call);
         var results = await sync.PushAsync(
-            caller, RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), call.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), context.CancellationToken);
         metrics.RecordPushResults(results);
         return SyncGrpcChanges.ToMessage(results);
     }
 
-    public async Task<PullChangesResponse> PullChangesAsync(PullChangesRequest request, GrpcCallContext call)
+    public override async Task<PullChangesResponse> PullChanges(PullChangesRequest request, ServerCallContext context)
     {
-        var caller = await AuthenticateAsync(call);
         var page = await sync.PullAsync(
-            caller, RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize), call.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize), context.CancellationToken);
         if (!page.HasMore)
         {
             metrics.RecordPullPagesPerSync(Protocols.Grpc, page.PageOfSync);
@@ -91,34 +70,19 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMe
         return SyncGrpcChanges.ToMessage(page);
     }
 
-    public async Task<ListDevicesResponse> ListDevicesAsync(ListDevicesRequest request, GrpcCallContext call)
+    public override async Task<ListDevicesResponse> ListDevices(ListDevicesRequest request, ServerCallContext context)
     {
-        var caller = await AuthenticateAsync(call);
-        var list = await sync.ListDevicesAsync(caller, RequestIds.User(request.UserNo), call.CancellationToken);
+        var list = await sync.ListDevicesAsync(Caller(context), RequestIds.User(request.UserNo), context.CancellationToken);
         return SyncGrpcChanges.ToMessage(list);
     }
 
-    public async Task<RevokeDeviceResponse> RevokeDeviceAsync(RevokeDeviceRequest request, GrpcCallContext call)
+    public override async Task<RevokeDeviceResponse> RevokeDevice(RevokeDeviceRequest request, ServerCallContext context)
     {
-        var caller = await AuthenticateAsync(call);
-        await sync.RevokeDeviceAsync(caller, RequestIds.User(request.UserNo), request.DeviceId, call.CancellationToken);
+        await sync.RevokeDeviceAsync(Caller(context), RequestIds.User(request.UserNo), request.DeviceId, context.CancellationToken);
         return new RevokeDeviceResponse();
     }
 
-    // Built per call from the request's services, so the endpoints map before storage is registered.
-    private static SyncGrpcService For(GrpcCallContext call) =>
-        ActivatorUtilities.GetServiceOrCreateInstance<SyncGrpcService>(call.HttpContext.RequestServices);
-
-    private static async Task<DeviceCaller> AuthenticateAsync(GrpcCallContext call)
-    {
-        var result = await call.HttpContext.AuthenticateAsync(DeviceAuthentication.Scheme);
-        if (!result.Succeeded)
-        {
-            throw new RpcException(StatusCode.Unauthenticated, result.Failure?.Message ?? MissingTokenMessage);
-        }
-
-        return DeviceAuthentication.ToCaller(result.Principal);
-    }
+    private static DeviceCaller Caller(ServerCallContext context) => DeviceAuthentication.ToCaller(context.GetHttpContext().User);
 
     // proto3 scalars have no "absent": 0 and "" mean "not given".
     private static int? PageSize(int pageSize) => pageSize == 0 ? null : pageSize;

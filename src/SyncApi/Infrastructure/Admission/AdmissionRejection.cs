@@ -1,5 +1,5 @@
 using System.Threading.RateLimiting;
-using Kobo.Sync.SyncApi.Grpc.Wire;
+using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Mvc;
@@ -27,14 +27,16 @@ internal static partial class AdmissionRejection
         LogRejected(http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)),
             perDevice ? "device over its rate limit" : "over capacity", http.Request.Path);
 
-        var grpc = GrpcProtocol.IsGrpcContentType(http.Request.ContentType);
+        var grpc = GrpcResponses.IsGrpc(http.Request);
         http.RequestServices.GetService<SyncMetrics>()?.RecordShedRequest(
             perDevice ? ShedReason.RateLimited : ShedReason.Overloaded, grpc ? Protocols.Grpc : Protocols.Rest);
         if (grpc)
         {
-            UnaryCallDispatcher.WriteTrailersOnly(http, perDevice
-                ? new RpcException(StatusCode.ResourceExhausted, "This device is over its request rate; retry later.", [RetryAdvice.GrpcTrailer(retryAfter)])
-                : new RpcException(StatusCode.Unavailable, "The service is over capacity; retry later.", [RetryAdvice.GrpcTrailer(retryAfter)]));
+            GrpcResponses.WriteTrailersOnly(
+                http,
+                perDevice ? global::Grpc.Core.StatusCode.ResourceExhausted : global::Grpc.Core.StatusCode.Unavailable,
+                perDevice ? "This device is over its request rate; retry later." : "The service is over capacity; retry later.",
+                RetryAdvice.GrpcTrailer(retryAfter));
             return;
         }
 

@@ -2,6 +2,7 @@ using System.Security.Claims;
 using System.Text.Encodings.Web;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.SyncApi.Grpc;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Options;
@@ -27,6 +28,7 @@ internal sealed class DeviceTokenHandler(
     IProblemDetailsService problems)
     : AuthenticationHandler<AuthenticationSchemeOptions>(options, logger, encoder)
 {
+    internal const string MissingGrpcTokenMessage = "A bearer token is required in the authorization metadata.";
     private const string BearerPrefix = "Bearer ";
     private static readonly JsonWebTokenHandler Tokens = new() { MapInboundClaims = false };
 
@@ -89,9 +91,19 @@ internal sealed class DeviceTokenHandler(
             : Success(principal);
     }
 
+    /// <summary>
+    /// A refused caller gets its answer before anything reads its request body: problem+json over REST,
+    /// a Trailers-Only UNAUTHENTICATED over gRPC.
+    /// </summary>
     protected override async Task HandleChallengeAsync(AuthenticationProperties properties)
     {
         var failure = (await HandleAuthenticateOnceSafeAsync()).Failure?.Message;
+        if (GrpcResponses.IsGrpc(Request))
+        {
+            GrpcResponses.WriteTrailersOnly(Context, global::Grpc.Core.StatusCode.Unauthenticated, failure ?? MissingGrpcTokenMessage);
+            return;
+        }
+
         Response.StatusCode = StatusCodes.Status401Unauthorized;
         Response.Headers[HeaderNames.WWWAuthenticate] = failure is null
             ? "Bearer"

@@ -24,6 +24,15 @@ public static class RequestBudget
         return state;
     }
 
+    /// <summary>Brings the current request's deadline forward (a gRPC call's own deadline); never pushes it back.</summary>
+    internal static void NarrowTo(DateTimeOffset deadline)
+    {
+        if (Active.Value is { } state && deadline < state.Deadline)
+        {
+            state.Deadline = deadline;
+        }
+    }
+
     internal static void MarkCircuitRejected()
     {
         if (Active.Value is { } state)
@@ -34,7 +43,7 @@ public static class RequestBudget
 
     internal sealed class State(DateTimeOffset deadline)
     {
-        public DateTimeOffset Deadline { get; } = deadline;
+        public DateTimeOffset Deadline { get; set; } = deadline;
 
         public bool CircuitRejected { get; set; }
     }

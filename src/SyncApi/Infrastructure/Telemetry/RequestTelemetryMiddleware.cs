@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
-using Kobo.Sync.SyncApi.Grpc.Wire;
+using Kobo.Sync.SyncApi.Grpc;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.Features;
 
@@ -32,7 +32,7 @@ internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetri
             if (!label.IsExcluded)
             {
                 // The gRPC listener speaks HTTP/2 only; a plain HTTP/2 request there is not a call.
-                var isGrpc = HttpProtocol.IsHttp2(context.Request.Protocol) && GrpcProtocol.IsGrpcContentType(context.Request.ContentType);
+                var isGrpc = HttpProtocol.IsHttp2(context.Request.Protocol) && GrpcResponses.IsGrpc(context.Request);
                 var protocol = isGrpc ? Protocols.Grpc : Protocols.Rest;
                 var status = context.Response.StatusCode;
                 int? grpcStatus = isGrpc && status == StatusCodes.Status200OK ? ReadGrpcStatus(context) : null;

@@ -1,0 +1,105 @@
+using System.Diagnostics;
+using Grpc.Core;
+using Grpc.Core.Interceptors;
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+
+namespace Kobo.Sync.SyncApi.Grpc;
+
+/// <summary>
+/// The one place where the application's rejections become gRPC statuses, for every method of every
+/// service. The call's deadline also narrows the request's database budget here, so a storage call
+/// never outlives the deadline by more than <see cref="DeadlineGrace"/>; the grace lets the deadline,
+/// not the storage timeout, decide the status. A failure after the deadline has passed is
+/// DEADLINE_EXCEEDED, a failure after the client left is CANCELLED, and an exception not listed here
+/// leaves as INTERNAL with a generic message and is logged (Grpc.AspNetCore alone would answer UNKNOWN).
+/// </summary>
+internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor> logger, TimeProvider clock) : Interceptor
+{
+    internal const string GenericInternalMessage = "The server failed to process the call.";
+    internal static readonly TimeSpan DeadlineGrace = TimeSpan.FromMilliseconds(50);
+
+    public override async Task<TResponse> UnaryServerHandler<TRequest, TResponse>(
+        TRequest request, ServerCallContext context, UnaryServerMethod<TRequest, TResponse> continuation)
+    {
+        NarrowBudget(context);
+        try
+        {
+            return await continuation(request, context);
+        }
+        catch (Exception exception) when (exception is not RpcException)
+        {
+            throw ToRpcException(exception, context);
+        }
+    }
+
+    public override async Task ServerStreamingServerHandler<TRequest, TResponse>(
+        TRequest request, IServerStreamWriter<TResponse> responseStream, ServerCallContext context, ServerStreamingServerMethod<TRequest, TResponse> continuation)
+    {
+        NarrowBudget(context);
+        try
+        {
+            await continuation(request, responseStream, context);
+        }
+        catch (Exception exception) when (exception is not RpcException)
+        {
+            throw ToRpcException(exception, context);
+        }
+    }
+
+    /// <summary>The status a domain exception maps to, or null for one the application does not know.</summary>
+    internal static RpcException? Classify(Exception exception) => exception switch
+    {
+        InvalidRequestException invalid => new RpcException(new Status(StatusCode.InvalidArgument, $"{invalid.Field}: {invalid.Message}")),
+        ResourceNotFoundException notFound => new RpcException(new Status(StatusCode.NotFound, notFound.Message)),
+        AccessDeniedException denied => new RpcException(new Status(StatusCode.PermissionDenied, denied.Message)),
+        // Not RESOURCE_EXHAUSTED: clients retry that one, and the same batch would fail again.
+        BatchTooLargeException tooLarge => new RpcException(new Status(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}")),
+        SyncTokenExpiredException expired => new RpcException(new Status(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}")),
+        StorageUnavailableException unavailable => new RpcException(
+            new Status(StatusCode.Unavailable, unavailable.Message), Pushback(unavailable.RetryAfter)),
+        _ => null,
+    };
+
+    internal static Metadata Pushback(TimeSpan retryAfter)
+    {
+        var (key, value) = RetryAdvice.GrpcTrailer(retryAfter);
+        return new Metadata { { key, value } };
+    }
+
+    private void NarrowBudget(ServerCallContext context)
+    {
+        // DateTime.MaxValue: no deadline (none sent, or a grpc-timeout Grpc.AspNetCore could not read).
+        if (context.Deadline != DateTime.MaxValue)
+        {
+            RequestBudget.NarrowTo(new DateTimeOffset(context.Deadline, TimeSpan.Zero) + DeadlineGrace);
+        }
+    }
+
+    private RpcException ToRpcException(Exception exception, ServerCallContext context)
+    {
+        // Whatever failed once the deadline had passed (a storage timeout racing the deadline's timer,
+        // say), the client has stopped waiting: it is DEADLINE_EXCEEDED.
+        if (context.Deadline != DateTime.MaxValue && clock.GetUtcNow().UtcDateTime >= context.Deadline)
+        {
+            return new RpcException(new Status(StatusCode.DeadlineExceeded, "Deadline exceeded."));
+        }
+
+        if (exception is OperationCanceledException or IOException && context.CancellationToken.IsCancellationRequested)
+        {
+            return new RpcException(new Status(StatusCode.Cancelled, "The call was cancelled by the client."));
+        }
+
+        if (Classify(exception) is { } mapped)
+        {
+            return mapped;
+        }
+
+        LogUnhandled(logger, exception, context.Method, Activity.Current?.TraceId.ToString());
+        return new RpcException(new Status(StatusCode.Internal, GenericInternalMessage));
+    }
+
+    [LoggerMessage(Level = LogLevel.Error, Message = "gRPC call {GrpcMethod} failed with an unhandled exception (trace {TraceId})")]
+    private static partial void LogUnhandled(ILogger logger, Exception exception, string grpcMethod, string? traceId);
+}

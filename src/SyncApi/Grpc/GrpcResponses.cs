@@ -1,0 +1,54 @@
+using System.Globalization;
+using System.Text;
+
+namespace Kobo.Sync.SyncApi.Grpc;
+
+/// <summary>
+/// gRPC answers written by middleware that runs before a call reaches Grpc.AspNetCore (a refused
+/// token, a refused admission): a Trailers-Only response (grpc/grpc doc/PROTOCOL-HTTP2.md), HTTP 200
+/// with <c>grpc-status</c> and <c>grpc-message</c> in the only HEADERS frame. The request message is
+/// never read.
+/// </summary>
+internal static class GrpcResponses
+{
+    private const string ContentType = "application/grpc";
+
+    /// <summary>True for <c>application/grpc</c> and its <c>+suffix</c> and parameter forms, as the spec defines a gRPC request.</summary>
+    public static bool IsGrpc(HttpRequest request) =>
+        request.ContentType is { } contentType
+        && contentType.StartsWith(ContentType, StringComparison.OrdinalIgnoreCase)
+        && (contentType.Length == ContentType.Length || contentType[ContentType.Length] is '+' or ';');
+
+    public static void WriteTrailersOnly(HttpContext http, global::Grpc.Core.StatusCode status, string message, KeyValuePair<string, string>? trailer = null)
+    {
+        var response = http.Response;
+        response.StatusCode = StatusCodes.Status200OK;
+        response.ContentType = ContentType;
+        response.Headers["grpc-status"] = ((int)status).ToString(CultureInfo.InvariantCulture);
+        response.Headers["grpc-message"] = EncodeMessage(message);
+        if (trailer is { } pushback)
+        {
+            response.Headers[pushback.Key] = pushback.Value;
+        }
+    }
+
+    /// <summary>The <c>grpc-message</c> value: UTF-8, then every byte outside 0x20-0x7E and '%' itself written as %XX.</summary>
+    internal static string EncodeMessage(string message)
+    {
+        var bytes = Encoding.UTF8.GetBytes(message);
+        var builder = new StringBuilder(bytes.Length);
+        foreach (var b in bytes)
+        {
+            if (b is >= 0x20 and <= 0x7E and not (byte)'%')
+            {
+                builder.Append((char)b);
+            }
+            else
+            {
+                builder.Append('%').Append(b.ToString("X2", CultureInfo.InvariantCulture));
+            }
+        }
+
+        return builder.ToString();
+    }
+}
