@@ -38,9 +38,15 @@ public static class GrpcExtensions
 
     public static WebApplication MapSyncGrpc(this WebApplication app)
     {
-        app.MapGrpcService<SyncGrpcService>();
-        app.MapGrpcHealthChecksService();
-        app.MapGrpcReflectionService();
+        // The conventions reach every endpoint a mapping creates, its unimplemented-method answers included.
+        app.MapGrpcService<SyncGrpcService>().WithMetadata(GrpcSurfaceMetadata.Instance);
+        app.MapGrpcHealthChecksService().WithMetadata(GrpcSurfaceMetadata.Instance);
+        app.MapGrpcReflectionService().WithMetadata(GrpcSurfaceMetadata.Instance);
+        // Any other path on the gRPC listener is a method this server does not have (a REST path included).
+        app.MapFallback("{**path}", GrpcResponses.UnknownMethodAsync)
+            .WithDisplayName("gRPC unknown method")
+            .WithMetadata(GrpcSurfaceMetadata.Instance)
+            .ExcludeFromDescription();
         return app;
     }
 }

@@ -26,7 +26,11 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
         NarrowBudget(context);
         try
         {
-            return await continuation(request, context);
+            ThrowIfPastDeadline(context);
+            var response = await continuation(request, context);
+            // Grpc.AspNetCore's deadline is a timer: a handler that finished before it fired would still answer OK.
+            ThrowIfPastDeadline(context);
+            return response;
         }
         catch (Exception exception) when (exception is not RpcException)
         {
@@ -77,13 +81,26 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
         }
     }
 
+    private bool IsPastDeadline(ServerCallContext context) =>
+        context.Deadline != DateTime.MaxValue && clock.GetUtcNow().UtcDateTime >= context.Deadline;
+
+    private void ThrowIfPastDeadline(ServerCallContext context)
+    {
+        if (IsPastDeadline(context))
+        {
+            throw DeadlineExceeded();
+        }
+    }
+
+    private static RpcException DeadlineExceeded() => new(new Status(StatusCode.DeadlineExceeded, "Deadline exceeded."));
+
     private RpcException ToRpcException(Exception exception, ServerCallContext context)
     {
         // Whatever failed once the deadline had passed (a storage timeout racing the deadline's timer,
         // say), the client has stopped waiting: it is DEADLINE_EXCEEDED.
-        if (context.Deadline != DateTime.MaxValue && clock.GetUtcNow().UtcDateTime >= context.Deadline)
+        if (IsPastDeadline(context))
         {
-            return new RpcException(new Status(StatusCode.DeadlineExceeded, "Deadline exceeded."));
+            return DeadlineExceeded();
         }
 
         if (exception is OperationCanceledException or IOException && context.CancellationToken.IsCancellationRequested)

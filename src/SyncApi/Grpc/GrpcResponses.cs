@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using Microsoft.AspNetCore.Diagnostics;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -30,6 +31,29 @@ internal static class GrpcResponses
         {
             response.Headers[pushback.Key] = pushback.Value;
         }
+    }
+
+    /// <summary>
+    /// The gRPC listener's catch-all: UNIMPLEMENTED for a gRPC request, as a gRPC server answers a
+    /// method it does not have; 404 for anything else.
+    /// </summary>
+    public static Task UnknownMethodAsync(HttpContext http)
+    {
+        if (IsGrpc(http.Request))
+        {
+            WriteTrailersOnly(http, global::Grpc.Core.StatusCode.Unimplemented, $"Method '{http.Request.Path}' is not implemented by this server.");
+        }
+        else
+        {
+            // A bare 404: the REST surface's problem documents do not belong on this listener.
+            http.Response.StatusCode = StatusCodes.Status404NotFound;
+            if (http.Features.Get<IStatusCodePagesFeature>() is { } statusCodePages)
+            {
+                statusCodePages.Enabled = false;
+            }
+        }
+
+        return Task.CompletedTask;
     }
 
     /// <summary>The <c>grpc-message</c> value: UTF-8, then every byte outside 0x20-0x7E and '%' itself written as %XX.</summary>

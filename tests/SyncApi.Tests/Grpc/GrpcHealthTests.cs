@@ -1,19 +1,17 @@
-using Kobo.Sync.SyncApi.Grpc.Health.V1;
-using Kobo.Sync.SyncApi.Grpc.Wire;
-using Kobo.Sync.SyncApi.Grpc.Wire.Client;
+using Grpc.Core;
+using Grpc.Health.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Interop;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
-using static Kobo.Sync.SyncApi.Grpc.Health.V1.HealthCheckResponse.Types;
+using static Grpc.Health.V1.HealthCheckResponse.Types;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc;
 
-/// <summary>grpc.health.v1.Health/Check on the service's gRPC listener, following the "ready" health checks.</summary>
+/// <summary>The standard grpc.health.v1.Health service on the service's gRPC listener, following the "ready" health checks.</summary>
 public sealed class GrpcHealthTests(SyncGrpcTestHost host) : IClassFixture<SyncGrpcTestHost>
 {
-    internal static Task<HealthCheckResponse> CheckAsync(GrpcUnaryClient client, string service) => client.UnaryAsync(
-        "grpc.health.v1.Health", "Check", new HealthCheckRequest { Service = service }, HealthCheckResponse.Parser,
-        cancellationToken: TestTimeout.Token);
+    internal static async Task<HealthCheckResponse> CheckAsync(GrpcTestClient client, string service) =>
+        await new Health.HealthClient(client.Invoker).CheckAsync(new HealthCheckRequest { Service = service }, cancellationToken: TestTimeout.Token);
 
     [Theory]
     [InlineData("")]
@@ -26,16 +24,18 @@ public sealed class GrpcHealthTests(SyncGrpcTestHost host) : IClassFixture<SyncG
     {
         var error = await Assert.ThrowsAsync<RpcException>(() => CheckAsync(host.Client, "kobo.sync.v1.NoSuchService"));
 
-        Assert.Equal(StatusCode.NotFound, error.Status);
+        Assert.Equal(StatusCode.NotFound, error.StatusCode);
     }
 
     [Fact]
-    public async Task WatchIsUnimplemented()
+    public async Task WatchStreamsTheServersCurrentStatus()
     {
-        var error = await Assert.ThrowsAsync<RpcException>(() => host.Client.UnaryAsync(
-            "grpc.health.v1.Health", "Watch", new HealthCheckRequest(), HealthCheckResponse.Parser, cancellationToken: TestTimeout.Token));
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(TestTimeout.Token);
+        using var watch = new Health.HealthClient(host.Client.Invoker).Watch(new HealthCheckRequest(), cancellationToken: stop.Token);
 
-        Assert.Equal(StatusCode.Unimplemented, error.Status);
+        Assert.True(await watch.ResponseStream.MoveNext(stop.Token), "the stream ended without a status");
+        Assert.Equal(ServingStatus.Serving, watch.ResponseStream.Current.Status);
+        stop.Cancel();
     }
 }
 

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Grpc.V1;
-using Kobo.Sync.SyncApi.Grpc.Wire;
+using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Grpc.Interop;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -11,7 +11,7 @@ namespace Kobo.Sync.SyncApi.Tests.Grpc;
 /// <summary>
 /// A call's deadline reaches the database: with the users table locked by another transaction the
 /// service's SELECT waits, the deadline passes, the caller gets DEADLINE_EXCEEDED promptly and the
-/// SELECT is cancelled on the server rather than left waiting for the lock. For the in-house client
+/// SELECT is cancelled on the server rather than left waiting for the lock. For Grpc.Net.Client
 /// and both independent clients, on a database of this class's own.
 /// </summary>
 public sealed class GrpcStoreDeadlineTests(ServiceOnOwnDatabase database) : IClassFixture<ServiceOnOwnDatabase>
@@ -20,16 +20,24 @@ public sealed class GrpcStoreDeadlineTests(ServiceOnOwnDatabase database) : ICla
     private const long User = 12;
 
     [Fact]
-    public Task TheDeadlineCancelsTheBlockedDatabaseCommand() => AssertTheDeadlineCancelsTheCommandAsync(
+    public Task TheGrpcNetClientsDeadlineCancelsTheBlockedDatabaseCommand() => AssertTheDeadlineCancelsTheCommandAsync(
         TimeSpan.FromSeconds(2),
         async () =>
         {
-            using var response = await RawGrpc.PostAsync(
-                database.Host.Http, $"/{GetUser}",
-                RawGrpc.Frame(Google.Protobuf.MessageExtensions.ToByteArray(new GetUserRequest { UserNo = User })),
-                headers: [new("grpc-timeout", "300m"), .. As(User)]);
-            return int.Parse(RawGrpc.Status(response)!, System.Globalization.CultureInfo.InvariantCulture);
+            var error = await Assert.ThrowsAsync<RpcException>(() => GetUserAsync(DateTime.UtcNow.AddMilliseconds(300)));
+            return (int)error.StatusCode;
         });
+
+    private async Task<User> GetUserAsync(DateTime? deadline = null)
+    {
+        var headers = new Metadata();
+        foreach (var (key, value) in As(User))
+        {
+            headers.Add(key, value);
+        }
+
+        return await database.Host.Client.Sync.GetUserAsync(new GetUserRequest { UserNo = User }, headers, deadline, TestTimeout.Token);
+    }
 
     [NodeInteropFact]
     public Task TheNodeClientsDeadlineCancelsTheBlockedDatabaseCommand() => InteropDeadlineAsync(InteropClient.Node);
@@ -54,13 +62,8 @@ public sealed class GrpcStoreDeadlineTests(ServiceOnOwnDatabase database) : ICla
             Assert.True(await Readiness.BecomesReadyAsync(rest, TimeSpan.FromSeconds(30)), "the service was not ready within 30 s");
         }
 
-        using (var warm = await RawGrpc.PostAsync(
-            database.Host.Http, $"/{GetUser}",
-            RawGrpc.Frame(Google.Protobuf.MessageExtensions.ToByteArray(new GetUserRequest { UserNo = User })),
-            headers: As(User)))
-        {
-            Assert.Equal(((int)StatusCode.NotFound).ToString(System.Globalization.CultureInfo.InvariantCulture), RawGrpc.Status(warm));
-        }
+        var warm = await Assert.ThrowsAsync<RpcException>(() => GetUserAsync());
+        Assert.Equal(StatusCode.NotFound, warm.StatusCode);
 
         await using var locked = await TableLock.TakeAsync(database, "users");
         Assert.Empty(await locked.WaitingStatementsAsync());

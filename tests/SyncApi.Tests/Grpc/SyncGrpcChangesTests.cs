@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.SyncApi.Grpc.V1;
-using Kobo.Sync.SyncApi.Grpc.Wire;
+using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -76,8 +76,8 @@ public sealed class SyncGrpcChangesTests : IClassFixture<SyncServiceDatabase>, I
 
         var error = await Assert.ThrowsAsync<RpcException>(() => PushAsync(user, Enumerable.Range(0, 501).Select(i => Upsert("k" + i, "t", at)).ToArray()));
 
-        Assert.Equal(StatusCode.InvalidArgument, error.Status);
-        Assert.StartsWith("changes:", error.Detail, StringComparison.Ordinal);
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("changes:", error.Status.Detail, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -88,8 +88,8 @@ public sealed class SyncGrpcChangesTests : IClassFixture<SyncServiceDatabase>, I
 
         var error = await Assert.ThrowsAsync<RpcException>(() => PullAsync(user, "x" + token));
 
-        Assert.Equal(StatusCode.InvalidArgument, error.Status);
-        Assert.StartsWith("since:", error.Detail, StringComparison.Ordinal);
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("since:", error.Status.Detail, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -106,7 +106,7 @@ public sealed class SyncGrpcChangesTests : IClassFixture<SyncServiceDatabase>, I
             metadata: As(user), cancellationToken: TestTimeout.Token);
 
         var error = await Assert.ThrowsAsync<RpcException>(PullAsLost);
-        Assert.Equal(StatusCode.Unauthenticated, error.Status);
+        Assert.Equal(StatusCode.Unauthenticated, error.StatusCode);
         var list = await _host.Client.UnaryAsync(
             Service, "ListDevices", new ListDevicesRequest { UserNo = user }, ListDevicesResponse.Parser,
             metadata: As(user), cancellationToken: TestTimeout.Token);

@@ -1,6 +1,6 @@
 using System.Net;
 using Kobo.Sync.SyncApi.Grpc.V1;
-using Kobo.Sync.SyncApi.Grpc.Wire;
+using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;
@@ -20,8 +20,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
 
     private Task<TResponse> CallAsync<TRequest, TResponse>(
         string method, TRequest request, Google.Protobuf.MessageParser<TResponse> parser, long? asUser = 12)
-        where TRequest : Google.Protobuf.IMessage
-        where TResponse : Google.Protobuf.IMessage<TResponse> =>
+        where TRequest : class, Google.Protobuf.IMessage
+        where TResponse : class, Google.Protobuf.IMessage<TResponse> =>
         host.Client.UnaryAsync(
             Service, method, request, parser, metadata: asUser is { } user ? As(user) : null, cancellationToken: TestTimeout.Token);
 
@@ -71,8 +71,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     {
         var error = await Assert.ThrowsAsync<RpcException>(() => CallAsync("GetUser", new GetUserRequest { UserNo = 12 }, User.Parser, asUser: null));
 
-        Assert.Equal(StatusCode.Unauthenticated, error.Status);
-        Assert.Equal("A bearer token is required in the authorization metadata.", error.Detail);
+        Assert.Equal(StatusCode.Unauthenticated, error.StatusCode);
+        Assert.Equal("A bearer token is required in the authorization metadata.", error.Status.Detail);
     }
 
     [Theory]
@@ -92,9 +92,9 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
             Service, "GetUser", new GetUserRequest { UserNo = 12 }, User.Parser,
             metadata: [new("authorization", $"Bearer {token}")], cancellationToken: TestTimeout.Token));
 
-        Assert.Equal(StatusCode.Unauthenticated, error.Status);
-        Assert.False(string.IsNullOrWhiteSpace(error.Detail));
-        Assert.NotEqual("A bearer token is required in the authorization metadata.", error.Detail);
+        Assert.Equal(StatusCode.Unauthenticated, error.StatusCode);
+        Assert.False(string.IsNullOrWhiteSpace(error.Status.Detail));
+        Assert.NotEqual("A bearer token is required in the authorization metadata.", error.Status.Detail);
     }
 
     [Fact]
@@ -102,7 +102,7 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     {
         var error = await Assert.ThrowsAsync<RpcException>(() => CallAsync("GetUser", new GetUserRequest { UserNo = 123 }, User.Parser, asUser: 12));
 
-        Assert.Equal(StatusCode.PermissionDenied, error.Status);
+        Assert.Equal(StatusCode.PermissionDenied, error.StatusCode);
     }
 
     [Fact]
@@ -114,8 +114,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
         var highlights = await Assert.ThrowsAsync<RpcException>(() =>
             CallAsync("ListUserHighlights", new ListUserHighlightsRequest { UserNo = Missing }, HighlightPage.Parser, Missing));
 
-        Assert.Equal(StatusCode.NotFound, user.Status);
-        Assert.Equal(StatusCode.NotFound, highlights.Status);
+        Assert.Equal(StatusCode.NotFound, user.StatusCode);
+        Assert.Equal(StatusCode.NotFound, highlights.StatusCode);
     }
 
     [Fact]
@@ -123,8 +123,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     {
         var error = await Assert.ThrowsAsync<RpcException>(() => CallAsync("GetUser", new GetUserRequest { UserNo = 0 }, User.Parser));
 
-        Assert.Equal(StatusCode.InvalidArgument, error.Status);
-        Assert.StartsWith("userNo:", error.Detail, StringComparison.Ordinal);
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("userNo:", error.Status.Detail, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -133,8 +133,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
         var error = await Assert.ThrowsAsync<RpcException>(() =>
             CallAsync("ListUserHighlights", new ListUserHighlightsRequest { UserNo = 12, PageSize = 101 }, HighlightPage.Parser));
 
-        Assert.Equal(StatusCode.InvalidArgument, error.Status);
-        Assert.StartsWith("pageSize:", error.Detail, StringComparison.Ordinal);
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("pageSize:", error.Status.Detail, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -143,8 +143,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
         var error = await Assert.ThrowsAsync<RpcException>(() =>
             CallAsync("ListUserHighlights", new ListUserHighlightsRequest { UserNo = 12, Cursor = "abc.def" }, HighlightPage.Parser));
 
-        Assert.Equal(StatusCode.InvalidArgument, error.Status);
-        Assert.StartsWith("cursor:", error.Detail, StringComparison.Ordinal);
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("cursor:", error.Status.Detail, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -211,8 +211,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
         var error = await Assert.ThrowsAsync<RpcException>(() =>
             CallAsync("ListBookHighlights", new ListBookHighlightsRequest { UserNo = 12, BookNo = -5 }, HighlightPage.Parser));
 
-        Assert.Equal(StatusCode.InvalidArgument, error.Status);
-        Assert.StartsWith("bookNo:", error.Detail, StringComparison.Ordinal);
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("bookNo:", error.Status.Detail, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -221,7 +221,8 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
         using var response = await RawGrpc.PostAsync(
             host.Http, $"/{Service}/GetUser",
             RawGrpc.Frame(Google.Protobuf.MessageExtensions.ToByteArray(new GetUserRequest { UserNo = 12 })),
-            headers: [new("grpc-timeout", "1n"), .. As(12)]);
+            // 1u, not 1n: Grpc.AspNetCore counts in 100 ns ticks, and a deadline that rounds to zero is no deadline.
+            headers: [new("grpc-timeout", "1u"), .. As(12)]);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.Equal("4", RawGrpc.Status(response));
@@ -232,7 +233,7 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     {
         var error = await Assert.ThrowsAsync<RpcException>(() => CallAsync("DeleteEverything", new GetUserRequest { UserNo = 12 }, User.Parser));
 
-        Assert.Equal(StatusCode.Unimplemented, error.Status);
+        Assert.Equal(StatusCode.Unimplemented, error.StatusCode);
     }
 
     [Fact]

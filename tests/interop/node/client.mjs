@@ -2,7 +2,7 @@
 //
 // usage: node client.mjs HOST:PORT package.Service/Method 'REQUEST-JSON' [--metadata key=value]... [--deadline-ms N]
 //
-// Loads every .proto of src/SyncApi/Protos, makes one unary call over h2c and prints one JSON line:
+// Loads every .proto of src/SyncApi/Protos and tests/interop/protos, makes one unary call over h2c and prints one JSON line:
 //   {"ok":true,"response":{...}}            on OK (fields as in the .proto, int64 as strings)
 //   {"ok":false,"code":5,"codeName":"NOT_FOUND","details":"..."}  on any other status
 // Exits 0 in both cases, 2 on a usage error.
@@ -13,7 +13,7 @@ import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const protoDir = join(here, '..', '..', '..', 'src', 'SyncApi', 'Protos');
+const protoDirs = [join(here, '..', '..', '..', 'src', 'SyncApi', 'Protos'), join(here, '..', 'protos')];
 
 function usage(message) {
   process.stderr.write(`${message}\nusage: node client.mjs HOST:PORT package.Service/Method 'REQUEST-JSON' [--metadata key=value]... [--deadline-ms N]\n`);
@@ -42,9 +42,9 @@ for (let i = 0; i < rest.length; i += 2) {
 const slash = fullMethod.lastIndexOf('/');
 const serviceName = fullMethod.slice(0, slash);
 const methodName = fullMethod.slice(slash + 1);
-const protoFiles = readdirSync(protoDir).filter((f) => f.endsWith('.proto')).map((f) => join(protoDir, f));
+const protoFiles = protoDirs.flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.proto')).map((f) => join(dir, f)));
 const definition = protoLoader.loadSync(protoFiles, {
-  keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: [protoDir],
+  keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: protoDirs,
 });
 // A method the .proto files do not declare is still called (to see how the server answers an
 // unknown method), with an empty request and the response left as raw bytes.

@@ -5,7 +5,7 @@ usage: /usr/bin/python3 client.py HOST:PORT package.Service/Method 'REQUEST-JSON
                                   [--metadata key=value]... [--deadline-ms N]
 
 No code is generated: the request and response message layouts are read from the .proto files of
-src/SyncApi/Protos with a small parser that understands exactly what those files use (flat
+src/SyncApi/Protos and tests/interop/protos with a small parser that understands exactly what those files use (flat
 messages of scalars, nested messages, enums, repeated and optional fields), and messages are
 encoded and decoded by hand in the protobuf wire format. Prints one JSON line:
   {"ok": true, "response": {...}}    fields named as in the .proto; int64 as strings, as proto3 JSON
@@ -19,16 +19,17 @@ import sys
 
 import grpc
 
-PROTO_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "src", "SyncApi", "Protos")
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROTO_DIRS = [os.path.join(HERE, "..", "..", "..", "src", "SyncApi", "Protos"), os.path.join(HERE, "..", "protos")]
 SCALARS = {"int32", "int64", "uint32", "uint64", "bool", "string", "bytes", "enum"}
 # google/protobuf/timestamp.proto is imported, not in the folder: its layout is fixed by the spec.
 WELL_KNOWN = {"google.protobuf.Timestamp": {"seconds": (1, "int64", False), "nanos": (2, "int32", False)}}
 
 
-def parse_protos(folder):
+def parse_protos(folders):
     """message full name -> {field: (number, type, repeated)}; enum names -> {number: name}; rpc paths."""
     messages, enums, methods = dict(WELL_KNOWN), {}, {}
-    for name in sorted(os.listdir(folder)):
+    for folder, name in sorted((folder, name) for folder in folders for name in os.listdir(folder)):
         if not name.endswith(".proto"):
             continue
         text = re.sub(r"//[^\n]*", "", open(os.path.join(folder, name), encoding="utf-8").read())
@@ -183,7 +184,7 @@ def main(argv):
             print(f"bad option {option} {value}", file=sys.stderr)
             return 2
 
-    messages, enums, methods = parse_protos(PROTO_DIR)
+    messages, enums, methods = parse_protos(PROTO_DIRS)
     if full_method not in methods:
         # Still callable (to see how the server answers an unknown method): empty messages both ways.
         methods[full_method] = (None, None)

@@ -1,13 +1,18 @@
-using Grpc.AspNetCore.Server;
 using Microsoft.AspNetCore.Routing.Matching;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
 
+/// <summary>Endpoint metadata: the endpoint belongs to the gRPC listener's surface.</summary>
+internal sealed class GrpcSurfaceMetadata
+{
+    public static readonly GrpcSurfaceMetadata Instance = new();
+}
+
 /// <summary>
 /// Each listener serves exactly its own surface: connections accepted on the gRPC port reach only
-/// gRPC methods (Grpc.AspNetCore's endpoints, which carry <see cref="GrpcMethodMetadata"/>), and
-/// every other connection reaches only the REST surface (device APIs, health, <c>/metrics</c>,
+/// endpoints marked <see cref="GrpcSurfaceMetadata"/> (the gRPC services, their unimplemented-method
+/// answers and the gRPC catch-all), and every other connection reaches only the REST surface (device APIs, health, <c>/metrics</c>,
 /// OpenAPI). The connection's local port is checked rather than the Host header, which proxies
 /// rewrite and clients choose. The table is split before the HTTP method is looked at (its order is
 /// below the method policy's), so a path of the other surface is simply not found on a listener.
@@ -46,7 +51,7 @@ internal sealed class ListenerSurfaceMatcherPolicy(IOptions<EndpointsOptions> en
         return new SurfaceJumpTable(_grpcPort, grpc, rest);
     }
 
-    internal static bool IsGrpc(Endpoint endpoint) => endpoint.Metadata.GetMetadata<GrpcMethodMetadata>() is not null;
+    internal static bool IsGrpc(Endpoint endpoint) => endpoint.Metadata.GetMetadata<GrpcSurfaceMetadata>() is not null;
 
     private sealed class SurfaceJumpTable(int grpcPort, int grpc, int rest) : PolicyJumpTable
     {

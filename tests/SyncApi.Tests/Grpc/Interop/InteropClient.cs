@@ -51,6 +51,29 @@ public sealed class InteropClient
     public async Task<InteropResult> CallAsync(
         string target, string method, string requestJson, IEnumerable<KeyValuePair<string, string>>? metadata = null, int? deadlineMs = null)
     {
+        List<string> arguments = [.. _prefix, target, method, requestJson];
+        foreach (var (key, value) in metadata ?? [])
+        {
+            arguments.AddRange(["--metadata", $"{key}={value}"]);
+        }
+
+        if (deadlineMs is { } ms)
+        {
+            arguments.AddRange(["--deadline-ms", ms.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        }
+
+        return await RunAsync(arguments);
+    }
+
+    /// <summary>
+    /// Asks <paramref name="target"/> through server reflection (grpc.reflection.v1) which services it
+    /// has, and which file declares <paramref name="symbol"/>: @grpc/grpc-js, with the reflection .proto of @grpc/reflection.
+    /// </summary>
+    public static Task<InteropResult> ReflectAsync(string target, string symbol) =>
+        Node.RunAsync([Path.Combine(RepositoryRoot, "tests", "interop", "node", "reflect.mjs"), target, symbol]);
+
+    private async Task<InteropResult> RunAsync(IEnumerable<string> arguments)
+    {
         if (Name == "node" && !Directory.Exists(Path.Combine(RepositoryRoot, "tests", "interop", "node", "node_modules", "@grpc", "grpc-js")))
         {
             throw new InvalidOperationException("The Node interop client is not installed: run `npm ci --prefix tests/interop/node` (tests/run.sh does).");
@@ -63,21 +86,9 @@ public sealed class InteropClient
             UseShellExecute = false,
             WorkingDirectory = RepositoryRoot,
         };
-        foreach (var argument in _prefix.Concat([target, method, requestJson]))
+        foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
-        }
-
-        foreach (var (key, value) in metadata ?? [])
-        {
-            start.ArgumentList.Add("--metadata");
-            start.ArgumentList.Add($"{key}={value}");
-        }
-
-        if (deadlineMs is { } ms)
-        {
-            start.ArgumentList.Add("--deadline-ms");
-            start.ArgumentList.Add(ms.ToString(System.Globalization.CultureInfo.InvariantCulture));
         }
 
         using var process = Process.Start(start) ?? throw new InvalidOperationException($"{_fileName} did not start.");

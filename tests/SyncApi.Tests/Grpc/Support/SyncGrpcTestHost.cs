@@ -1,4 +1,3 @@
-using Kobo.Sync.SyncApi.Grpc.Wire.Client;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.AspNetCore.Mvc.Testing;
 using Microsoft.Extensions.DependencyInjection;
@@ -38,8 +37,8 @@ public sealed class SyncGrpcTestHost : IDisposable
         };
         _factory.UseKestrel();
         _factory.StartServer();
-        Http = WireTestServer.NewHttpClient(GrpcAddress);
-        Client = new GrpcUnaryClient(Http);
+        Http = GrpcTestClient.NewHttpClient(GrpcAddress);
+        Client = new GrpcTestClient(GrpcAddress);
     }
 
     public Uri GrpcAddress { get; }
@@ -51,7 +50,7 @@ public sealed class SyncGrpcTestHost : IDisposable
 
     public HttpClient Http { get; }
 
-    public GrpcUnaryClient Client { get; }
+    public GrpcTestClient Client { get; }
 
     /// <summary>The service's own services.</summary>
     public IServiceProvider Services => _factory.Services;
@@ -64,6 +63,7 @@ public sealed class SyncGrpcTestHost : IDisposable
 
     public void Dispose()
     {
+        Client.Dispose();
         Http.Dispose();
         _factory.Dispose();
     }

@@ -60,7 +60,7 @@ public class ServiceBehindFaultProxy : PostgresDatabase
         _factory.UseKestrel();
         _factory.StartServer();
         Rest = new HttpClient { BaseAddress = RestAddress, Timeout = TimeSpan.FromSeconds(20) };
-        Grpc = WireTestServer.NewHttpClient(GrpcAddress);
+        Grpc = Kobo.Sync.SyncApi.Tests.Grpc.Support.GrpcTestClient.NewHttpClient(GrpcAddress);
     }
 
     /// <summary>Ends any fault and waits (at most 10 s) until a device read succeeds again.</summary>

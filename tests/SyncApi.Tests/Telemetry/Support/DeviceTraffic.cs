@@ -1,7 +1,7 @@
 using System.Net;
-using Kobo.Sync.SyncApi.Grpc.Health.V1;
+using Grpc.Health.V1;
 using Kobo.Sync.SyncApi.Grpc.V1;
-using Kobo.Sync.SyncApi.Grpc.Wire;
+using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 
@@ -53,9 +53,9 @@ public static class DeviceTraffic
         await GrpcListUserHighlightsAsync(host, user);
         var denied = await Assert.ThrowsAsync<RpcException>(() => host.Client.UnaryAsync(
             GrpcService, "GetUser", new GetUserRequest { UserNo = user }, User.Parser, cancellationToken: TestTimeout.Token));
-        Assert.Equal(StatusCode.Unauthenticated, denied.Status);
+        Assert.Equal(StatusCode.Unauthenticated, denied.StatusCode);
         var notFound = await Assert.ThrowsAsync<RpcException>(() => GrpcGetUserAsync(host, UnknownUser));
-        Assert.Equal(StatusCode.NotFound, notFound.Status);
+        Assert.Equal(StatusCode.NotFound, notFound.StatusCode);
         await host.Client.UnaryAsync(
             "grpc.health.v1.Health", "Check", new HealthCheckRequest(), HealthCheckResponse.Parser, cancellationToken: TestTimeout.Token);
     }

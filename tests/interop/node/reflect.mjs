@@ -1,0 +1,56 @@
+// Asks a server what it serves through gRPC server reflection (grpc.reflection.v1), with
+// @grpc/grpc-js and the reflection .proto that @grpc/reflection ships: no code from the server.
+//
+// usage: node reflect.mjs HOST:PORT SYMBOL
+//
+// Prints one JSON line:
+//   {"ok":true,"services":["..."],"symbol":{"files":["..."],"services":{"pkg.Service":["Method",...]}}}
+//   {"ok":false,"code":N,"codeName":"...","details":"..."}
+// Exits 0 in both cases, 2 on a usage error.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import grpc from '@grpc/grpc-js';
+import protoLoader from '@grpc/proto-loader';
+
+const require = createRequire(import.meta.url);
+const descriptor = require('protobufjs/ext/descriptor');
+
+const [target, symbol] = process.argv.slice(2);
+if (!target || !symbol) {
+  process.stderr.write('usage: node reflect.mjs HOST:PORT SYMBOL\n');
+  process.exit(2);
+}
+
+const reflectionProto = join(dirname(require.resolve('@grpc/reflection/package.json')), 'build', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
+const definition = protoLoader.loadSync(reflectionProto, { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true });
+const { ServerReflection } = grpc.loadPackageDefinition(definition).grpc.reflection.v1;
+const client = new ServerReflection(target, grpc.credentials.createInsecure());
+
+const call = client.ServerReflectionInfo({ deadline: new Date(Date.now() + 10_000) });
+const result = { ok: true, services: [], symbol: { files: [], services: {} } };
+call.on('data', (response) => {
+  if (response.list_services_response) {
+    result.services = response.list_services_response.service.map((s) => s.name);
+  } else if (response.file_descriptor_response) {
+    for (const bytes of response.file_descriptor_response.file_descriptor_proto) {
+      const file = descriptor.FileDescriptorProto.decode(bytes);
+      result.symbol.files.push(file.name);
+      for (const service of file.service ?? []) {
+        result.symbol.services[`${file.package}.${service.name}`] = (service.method ?? []).map((m) => m.name);
+      }
+    }
+  } else if (response.error_response) {
+    Object.assign(result, { ok: false, code: response.error_response.error_code, details: response.error_response.error_message });
+  }
+});
+call.on('error', (error) => {
+  process.stdout.write(`${JSON.stringify({ ok: false, code: error.code, codeName: grpc.status[error.code], details: error.details })}\n`);
+  client.close();
+});
+call.on('end', () => {
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  client.close();
+});
+call.write({ list_services: '' });
+call.write({ file_containing_symbol: symbol });
+call.end();
