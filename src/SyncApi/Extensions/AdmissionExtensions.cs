@@ -4,7 +4,10 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>Admission control: a concurrency limit with a bounded queue, and per-device rate limits (ASP.NET Core rate limiting).</summary>
+/// <summary>
+/// Admission control: a concurrency limit with a bounded queue, and per-device rate limits (ASP.NET
+/// Core rate limiting), taken only once the request's body has arrived.
+/// </summary>
 public static class AdmissionExtensions
 {
     public static WebApplicationBuilder AddAdmissionControl(this WebApplicationBuilder builder)
@@ -21,6 +24,16 @@ public static class AdmissionExtensions
             limiter.OnRejected = AdmissionRejection.WriteAsync;
         });
         return builder;
+    }
+
+    /// <summary>
+    /// After authentication and before the request's database budget starts: an authenticated
+    /// request's body arrives (<see cref="BodyArrivalMiddleware"/>) before it may queue for a slot.
+    /// </summary>
+    public static WebApplication UseBodyArrival(this WebApplication app)
+    {
+        app.UseMiddleware<BodyArrivalMiddleware>();
+        return app;
     }
 
     /// <summary>After authentication, so that the per-device limit knows the device.</summary>

@@ -41,7 +41,8 @@ public static class GrpcExtensions
         // The conventions reach every endpoint a mapping creates, its unimplemented-method answers included.
         app.MapGrpcService<SyncGrpcService>().WithMetadata(GrpcSurfaceMetadata.Instance);
         app.MapGrpcHealthChecksService().WithMetadata(GrpcSurfaceMetadata.Instance);
-        app.MapGrpcReflectionService().WithMetadata(GrpcSurfaceMetadata.Instance);
+        // Reflection needs a device token, as the API it describes does; health stays anonymous for probes.
+        app.MapGrpcReflectionService().WithMetadata(GrpcSurfaceMetadata.Instance).RequireAuthorization();
         // Any other path on the gRPC listener is a method this server does not have (a REST path included).
         app.MapFallback("{**path}", GrpcResponses.UnknownMethodAsync)
             .WithDisplayName("gRPC unknown method")

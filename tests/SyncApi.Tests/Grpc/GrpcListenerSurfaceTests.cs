@@ -17,7 +17,7 @@ public sealed class GrpcListenerSurfaceTests(SyncGrpcTestHost host) : IClassFixt
     [NodeInteropFact]
     public async Task ServerReflectionListsTheSyncAndHealthServicesToAnIndependentClient()
     {
-        var result = await InteropClient.ReflectAsync(host.Target, "kobo.sync.v1.SyncService");
+        var result = await InteropClient.ReflectAsync(host.Target, "kobo.sync.v1.SyncService", As(12));
 
         Assert.True(result.Ok, result.ToString());
         var services = result.Json.GetProperty("services").EnumerateArray().Select(s => s.GetString()).ToList();
@@ -28,6 +28,15 @@ public sealed class GrpcListenerSurfaceTests(SyncGrpcTestHost host) : IClassFixt
         Assert.Equal(
             ["GetUser", "ListUserHighlights", "ListBookHighlights", "PushChanges", "PullChanges", "ListDevices", "RevokeDevice"],
             methods);
+    }
+
+    [NodeInteropFact]
+    public async Task ServerReflectionNeedsADeviceToken()
+    {
+        var result = await InteropClient.ReflectAsync(host.Target, "kobo.sync.v1.SyncService");
+
+        Assert.False(result.Ok, result.ToString());
+        Assert.Equal((int)StatusCode.Unauthenticated, result.Code);
     }
 
     [Fact]

@@ -69,8 +69,10 @@ public sealed class InteropClient
     /// Asks <paramref name="target"/> through server reflection (grpc.reflection.v1) which services it
     /// has, and which file declares <paramref name="symbol"/>: @grpc/grpc-js, with the reflection .proto of @grpc/reflection.
     /// </summary>
-    public static Task<InteropResult> ReflectAsync(string target, string symbol) =>
-        Node.RunAsync([Path.Combine(RepositoryRoot, "tests", "interop", "node", "reflect.mjs"), target, symbol]);
+    public static Task<InteropResult> ReflectAsync(string target, string symbol, IEnumerable<KeyValuePair<string, string>>? metadata = null) =>
+        Node.RunAsync([
+            Path.Combine(RepositoryRoot, "tests", "interop", "node", "reflect.mjs"), target, symbol,
+            .. (metadata ?? []).SelectMany(m => new[] { "--metadata", $"{m.Key}={m.Value}" })]);
 
     private async Task<InteropResult> RunAsync(IEnumerable<string> arguments)
     {
