@@ -5,7 +5,8 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
-using Kobo.Sync.SyncApi.Grpc.Wire.Client;
+using Grpc.Net.Client;
+using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
@@ -31,7 +32,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private readonly DeviceBehaviour _device;
     private readonly int _seed;
     private HttpClient? _rest;
-    private HttpClient? _grpc;
+    private GrpcChannel? _grpc;
     private NpgsqlDataSource? _postgres;
     private PostgresDeviceReadStore? _store;
 
@@ -92,14 +93,23 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private GrpcDeviceClient GrpcClient()
     {
         var address = _endpoints.Grpc ?? throw new MissingEndpointException("--grpc");
-        _grpc ??= new HttpClient(new SocketsHttpHandler { EnableMultipleHttp2Connections = true })
+        _grpc ??= GrpcChannel.ForAddress(address, new GrpcChannelOptions
         {
-            BaseAddress = address,
-            Timeout = Timeout.InfiniteTimeSpan,
-            DefaultRequestVersion = HttpVersion.Version20,
-            DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
-        };
-        return new GrpcDeviceClient(new GrpcUnaryClient(_grpc), _tokens);
+            // h2c on an http:// address; streams spread over more connections once one is full.
+            HttpHandler = new SocketsHttpHandler
+            {
+                EnableMultipleHttp2Connections = true,
+                PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan,
+                KeepAlivePingDelay = TimeSpan.FromSeconds(60),
+                KeepAlivePingTimeout = TimeSpan.FromSeconds(30),
+                AutomaticDecompression = DecompressionMethods.None,
+            },
+            DisposeHttpClient = true,
+            // No service config, so no retry or hedging policy: the device's retry pipeline is the
+            // only retry layer, and a pushback trailer reaches it untouched.
+            ServiceConfig = null,
+        });
+        return new GrpcDeviceClient(new SyncService.SyncServiceClient(_grpc), _tokens);
     }
 
     private PostgresDeviceReadStore Store()

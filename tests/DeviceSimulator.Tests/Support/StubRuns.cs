@@ -6,10 +6,16 @@ using Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Support;
 
-/// <summary>Runs user-by-id over REST against a stub server: the whole simulator path (engine, device retries, REST client).</summary>
+/// <summary>Runs user-by-id against a stub server: the whole simulator path (engine, device retries, REST or gRPC client).</summary>
 public static class StubRuns
 {
     public static Task<RunResult> UserByIdAsync(Uri rest, double rate, double seconds, int maxConcurrency, DeviceBehaviour device) =>
+        RunAsync(Transport.Rest, new Endpoints(rest, null, null), rate, seconds, maxConcurrency, device);
+
+    public static Task<RunResult> GrpcUserByIdAsync(Uri grpc, double rate, double seconds, int maxConcurrency, DeviceBehaviour device) =>
+        RunAsync(Transport.Grpc, new Endpoints(null, grpc, null), rate, seconds, maxConcurrency, device);
+
+    private static Task<RunResult> RunAsync(Transport transport, Endpoints endpoints, double rate, double seconds, int maxConcurrency, DeviceBehaviour device) =>
         SimulationRun.ExecuteAsync(
             new LoadProfile
             {
@@ -19,11 +25,11 @@ public static class StubRuns
                 Spacing = ArrivalSpacing.Uniform,
                 WarmUpSyncs = 0,
                 Device = device,
-                Scenarios = [new ScenarioLoad { Read = ReadKind.UserById, Transport = Transport.Rest, Steps = [new LoadStep { Rate = rate, DurationSeconds = seconds }] }],
+                Scenarios = [new ScenarioLoad { Read = ReadKind.UserById, Transport = transport, Steps = [new LoadStep { Rate = rate, DurationSeconds = seconds }] }],
             },
             new RunSettings
             {
-                Endpoints = new Endpoints(rest, null, null),
+                Endpoints = endpoints,
                 Tokens = new DeviceTokenOptions { SigningKey = "stub-signing-key-that-is-at-least-32-bytes" },
                 Users = 100,
             },

@@ -12,6 +12,6 @@ public sealed class GrpcHighlightsByBook(ReadSampling sampling, GrpcDeviceClient
     {
         var user = Sampling.HeavyUserOf(device);
         var request = new ListBookHighlightsRequest { UserNo = user.UserNo, BookNo = Sampling.BookOf(device, user) };
-        return client.CallAsync("ListBookHighlights", request, HighlightPage.Parser, user.UserNo, device, cancellationToken);
+        return client.CallAsync(static (c, r, o) => c.ListBookHighlightsAsync(r, o), request, user.UserNo, device, cancellationToken);
     }
 }

@@ -15,7 +15,7 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
         long userNo, string? since, int pageSize, SimulatedDevice device, CancellationToken cancellationToken)
     {
         var request = new PullChangesRequest { UserNo = userNo, Since = since ?? string.Empty, PageSize = pageSize };
-        var (attempt, response) = await client.CallForAsync("PullChanges", request, PullChangesResponse.Parser, userNo, device, cancellationToken);
+        var (attempt, response) = await client.CallForAsync(static (c, r, o) => c.PullChangesAsync(r, o), request, userNo, device, cancellationToken);
         return response is null
             ? (attempt, null)
             : response.SyncToken.Length == 0
@@ -36,7 +36,7 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
             });
         }
 
-        var (attempt, response) = await client.CallForAsync("PushChanges", request, PushChangesResponse.Parser, userNo, device, cancellationToken);
+        var (attempt, response) = await client.CallForAsync(static (c, r, o) => c.PushChangesAsync(r, o), request, userNo, device, cancellationToken);
         if (response is null)
         {
             return (attempt, null);
