@@ -1,0 +1,142 @@
+using System.Buffers.Binary;
+using System.Diagnostics;
+using System.Net;
+using System.Net.Http.Headers;
+using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using Xunit.Abstractions;
+
+namespace Kobo.Sync.SyncApi.Tests.Support.Faults;
+
+/// <summary>
+/// Callers that announce a body and trickle it, and the whole requests of other devices sent
+/// meanwhile, for the tests that show slow callers hold nothing the others need.
+/// </summary>
+public static class TricklingCalls
+{
+    public const long User = 12;
+    private const string Push = "/kobo.sync.v1.SyncService/PushChanges";
+
+    /// <summary>Whole requests from other devices, REST and gRPC alternately, 40 a second for 4 s.</summary>
+    public static async Task<(int Status, TimeSpan Elapsed)[]> DevicesMeanwhileAsync(SyncGrpcTestHost host)
+    {
+        using var rest = new HttpClient { BaseAddress = host.RestAddress, Timeout = TimeSpan.FromSeconds(20) };
+        return await SteadyArrivals.SendAsync(
+            TimeSpan.FromMilliseconds(25),
+            (_, elapsed) => elapsed < TimeSpan.FromSeconds(4),
+            async (i, _) =>
+            {
+                if (i % 2 == 0)
+                {
+                    var answer = await DeviceRequests.RestGetUserAsync(rest, User, $"device-{i % 50}");
+                    return (answer.Status == 200 ? 0 : answer.Status, answer.Elapsed);
+                }
+
+                var call = await DeviceRequests.GrpcGetUserAsync(host.Http, User, $"device-{i % 50}");
+                return (call.Status, call.Elapsed);
+            });
+    }
+
+    public static void AssertServedAsUsual((int Status, TimeSpan Elapsed)[] devices, ITestOutputHelper output)
+    {
+        var ms = devices.Select(d => d.Elapsed.TotalMilliseconds).Order().ToList();
+        output.WriteLine($"{devices.Length} device calls: p50 {ms[ms.Count / 2]:F0} ms, p95 {ms[(int)(ms.Count * 0.95)]:F0} ms, max {ms[^1]:F0} ms");
+        Assert.All(devices, d => Assert.Equal(0, d.Status));
+        var underASecond = devices.Count(d => d.Elapsed < TimeSpan.FromSeconds(1));
+        Assert.True(underASecond >= devices.Length * 0.95, $"{underASecond} of {devices.Length} answered within 1 s");
+    }
+
+    public static async Task WarmAsync(SyncGrpcTestHost host)
+    {
+        using var rest = new HttpClient { BaseAddress = host.RestAddress };
+        for (var i = 0; i < 5; i++)
+        {
+            Assert.Equal(200, (await DeviceRequests.RestGetUserAsync(rest, User)).Status);
+            Assert.Equal(0, (await DeviceRequests.GrpcGetUserAsync(host.Http, User)).Status);
+        }
+    }
+
+    public static HttpClient NewH2cClient(SyncGrpcTestHost host) => new(new SocketsHttpHandler { EnableMultipleHttp2Connections = true })
+    {
+        BaseAddress = host.GrpcAddress,
+        DefaultRequestVersion = HttpVersion.Version20,
+        DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
+        Timeout = Timeout.InfiniteTimeSpan,
+    };
+
+    /// <summary>A PushChanges call announcing a message just under 4 MiB, then trickling it until stopped; the answer's status.</summary>
+    public static async Task<Trickled> TrickleGrpcAsync(HttpClient grpc, string? token, CancellationToken stop)
+    {
+        var head = new byte[5];
+        BinaryPrimitives.WriteUInt32BigEndian(head.AsSpan(1), (4 * 1024 * 1024) - 1);
+        using var request = new HttpRequestMessage(HttpMethod.Post, Push)
+        {
+            Version = HttpVersion.Version20,
+            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
+            Content = new TricklingContent(head, stop),
+        };
+        request.Content.Headers.ContentType = new MediaTypeHeaderValue("application/grpc");
+        request.Headers.TE.ParseAdd("trailers");
+        if (token is not null)
+        {
+            request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
+        }
+
+        return await SendAsync(grpc, request, stop);
+    }
+
+    /// <summary>A REST push whose JSON body starts and never finishes until stopped.</summary>
+    public static async Task<Trickled> TrickleRestAsync(HttpClient rest, string token, CancellationToken stop)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Post, $"/v1/users/{User}/changes")
+        {
+            Content = new TricklingContent("""{"changes":["""u8.ToArray(), stop),
+        };
+        request.Content.Headers.ContentType = new MediaTypeHeaderValue("application/json");
+        request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
+        return await SendAsync(rest, request, stop);
+    }
+
+    private static async Task<Trickled> SendAsync(HttpClient http, HttpRequestMessage request, CancellationToken stop)
+    {
+        var clock = Stopwatch.StartNew();
+        try
+        {
+            using var response = await http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, stop);
+            var status = response.Headers.TryGetValues("grpc-status", out var values) ? values.Single() : null;
+            return new Trickled((int)response.StatusCode, status, clock.Elapsed);
+        }
+        catch (Exception exception) when (exception is OperationCanceledException or HttpRequestException && stop.IsCancellationRequested)
+        {
+            return new Trickled(0, null, clock.Elapsed);
+        }
+    }
+
+    public readonly record struct Trickled(int HttpStatus, string? GrpcStatus, TimeSpan Elapsed);
+
+    /// <summary>
+    /// A body that never ends while it runs: its head, then 64 spaces every 200 ms (320 bytes/s, above
+    /// Kestrel's minimum data rate, so only the service's own choices decide what happens to it).
+    /// </summary>
+    private sealed class TricklingContent(byte[] head, CancellationToken stop) : HttpContent
+    {
+        private static readonly byte[] Filler = [.. Enumerable.Repeat((byte)' ', 64)];
+
+        protected override async Task SerializeToStreamAsync(Stream stream, TransportContext? context)
+        {
+            await stream.WriteAsync(head, stop);
+            await stream.FlushAsync(stop);
+            while (true)
+            {
+                await Task.Delay(TimeSpan.FromMilliseconds(200), stop);
+                await stream.WriteAsync(Filler, stop);
+                await stream.FlushAsync(stop);
+            }
+        }
+
+        protected override bool TryComputeLength(out long length)
+        {
+            length = -1;
+            return false;
+        }
+    }
+}
