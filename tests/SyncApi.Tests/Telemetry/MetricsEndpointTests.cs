@@ -92,8 +92,9 @@ public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<
     public async Task TheScrapeNeedsNoTokenAndSaysItsFormat()
     {
         using var anonymous = DeviceTraffic.Rest(host, null);
+        using var request = Scrape.TextRequest();
 
-        using var response = await anonymous.GetAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
+        using var response = await anonymous.SendAsync(request, TestTimeout.Token);
 
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.Equal("text/plain; version=0.0.4; charset=utf-8", response.Content.Headers.ContentType?.ToString());
@@ -102,8 +103,6 @@ public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<
     private async Task<string> ScrapeAsync()
     {
         using var anonymous = DeviceTraffic.Rest(host, null);
-        using var response = await anonymous.GetAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
-        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
-        return await response.Content.ReadAsStringAsync(TestTimeout.Token);
+        return await Scrape.TextAsync(anonymous);
     }
 }
