@@ -24,6 +24,7 @@ public sealed class TraceTests(TracedService service) : IClassFixture<TracedServ
         var server = Assert.Single(spans, s => s.Kind == ActivityKind.Server);
         Assert.Equal("GET /v1/users/{userNo}/highlights", server.DisplayName);
         Assert.Equal("/v1/users/{userNo}/highlights", server.GetTagItem("http.route"));
+        Assert.Null(server.GetTagItem("url.path"));
         Assert.Equal(line.SpanId?.ToHexString(), server.SpanId.ToHexString());
         AssertOneDatabaseCommandUnder(server, spans, "highlights");
     }
