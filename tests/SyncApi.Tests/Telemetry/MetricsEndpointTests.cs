@@ -85,6 +85,7 @@ public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<
 
         Assert.Equal(Exposition.Sum(first, "kobo_sync_requests_total"), Exposition.Sum(second, "kobo_sync_requests_total"));
         Assert.Equal(0, Exposition.Sum(second, "kobo_sync_requests_total", ("endpoint", "/metrics")));
+        Assert.Equal(0, Exposition.Sum(second, "http_server_request_duration_seconds_count", ("http_route", "/metrics")));
         Assert.Equal(logged, host.Logs.RequestLines.Count);
     }
 

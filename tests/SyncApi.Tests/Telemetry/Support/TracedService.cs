@@ -40,6 +40,9 @@ public sealed class TracedService : IDisposable
         }
     }
 
+    /// <summary>Every span finished so far.</summary>
+    public IReadOnlyList<Activity> AllSpans() => _exported.All();
+
     public void Dispose() => Host.Dispose();
 
     /// <summary>The exporter's collection, safe to read while spans of other requests are being added.</summary>
@@ -52,6 +55,14 @@ public sealed class TracedService : IDisposable
             lock (_lock)
             {
                 return [.. Items.Where(a => a.TraceId == traceId)];
+            }
+        }
+
+        public Activity[] All()
+        {
+            lock (_lock)
+            {
+                return [.. Items];
             }
         }
 
