@@ -2,7 +2,9 @@ using System.Diagnostics;
 using System.Reflection;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry.Prometheus;
+using Npgsql;
 using OpenTelemetry;
+using OpenTelemetry.Logs;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
 using OpenTelemetry.Trace;
@@ -11,13 +13,13 @@ using Serilog.Core;
 namespace Kobo.Sync.SyncApi.Extensions;
 
 /// <summary>
-/// The one telemetry setup: OpenTelemetry metrics (Kobo.Sync's own meter, ASP.NET Core hosting and
-/// Kestrel, the runtime, Npgsql), traces (ASP.NET Core's request span, Npgsql's command spans,
-/// HttpClient, Kobo.Sync's own source) and, with OTLP, logs. Built once with the SDK's builders
-/// (<see cref="OpenTelemetrySdk.Create"/>) and disposed with the service. Metrics are always on and
-/// scraped at <c>/metrics</c>; OTLP export (all three signals) is on only when the standard
-/// <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> is set. Spans are recorded only when something takes them
-/// (OTLP, or a processor registered in DI as tests do), so an idle tracer costs no request anything.
+/// The one telemetry setup, on OpenTelemetry's hosting package (<c>services.AddOpenTelemetry()</c>):
+/// metrics from Kobo.Sync's own meter and the ASP.NET Core, HttpClient, runtime and Npgsql
+/// instrumentations, scraped at <c>/metrics</c> through the Prometheus exporter; traces from ASP.NET
+/// Core, HttpClient, Npgsql and Kobo.Sync's own source; and, with OTLP, logs. OTLP export (all three
+/// signals) is on only when the standard <c>OTEL_EXPORTER_OTLP_ENDPOINT</c> is set. Spans are recorded
+/// only when something takes them: the tracer is built only with OTLP on or when a processor is
+/// added with <see cref="AddSpanProcessor"/>, so an idle tracer costs no request anything.
 /// </summary>
 public static class TelemetryExtensions
 {
@@ -29,27 +31,6 @@ public static class TelemetryExtensions
     /// </summary>
     public const string EnabledKey = "Telemetry:Enabled";
     public const string ServiceName = "kobo-sync";
-
-    /// <summary>Meters subscribed by name: these libraries publish them themselves.</summary>
-    public static readonly IReadOnlyList<string> Meters =
-    [
-        SyncMetrics.MeterName,
-        "Microsoft.AspNetCore.Hosting",
-        "Microsoft.AspNetCore.Server.Kestrel",
-        "Microsoft.AspNetCore.Diagnostics",
-        "Microsoft.AspNetCore.RateLimiting",
-        "System.Runtime",
-        "Npgsql",
-    ];
-
-    /// <summary>Activity sources subscribed by name.</summary>
-    public static readonly IReadOnlyList<string> ActivitySources =
-    [
-        "Microsoft.AspNetCore",
-        "Npgsql",
-        "System.Net.Http",
-        SyncActivitySource.Name,
-    ];
 
     public static WebApplicationBuilder AddTelemetry(this WebApplicationBuilder builder)
     {
@@ -63,29 +44,59 @@ public static class TelemetryExtensions
             return builder;
         }
 
-        // Registered as an instance so the container does not dispose it: the SDK that reads it does.
-        services.AddSingleton(new PrometheusScrapeReader());
-        services.AddSingleton(sp => CreateSdk(sp, configuration));
+        var version = typeof(TelemetryExtensions).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
+        var otel = services.AddOpenTelemetry()
+            .ConfigureResource(resource => resource.AddService(ServiceName, serviceVersion: version))
+            .WithMetrics(metrics =>
+            {
+                metrics.AddMeter(SyncMetrics.MeterName)
+                    .AddAspNetCoreInstrumentation()
+                    .AddHttpClientInstrumentation()
+                    .AddRuntimeInstrumentation()
+                    .AddNpgsqlInstrumentation()
+                    .AddPrometheusExporter(MetricsEndpoint.Configure);
+                PrometheusViews.Apply(metrics);
+            });
+
+        // What a trace is made of. It applies only once a tracer is built (OTLP below, or AddSpanProcessor).
+        services.ConfigureOpenTelemetryTracerProvider(tracing => tracing
+            .AddSource(SyncActivitySource.Name)
+            .AddAspNetCoreInstrumentation(RequestSpans.Configure)
+            .AddHttpClientInstrumentation()
+            .AddNpgsql());
 
         if (IsOtlpEnabled(configuration))
         {
-            // Serilog's events, filtered and redacted, go to the SDK's logger provider and leave by OTLP.
+            // Endpoint, protocol and headers come from the standard OTEL_EXPORTER_OTLP_* variables.
+            otel.WithTracing().WithLogging().UseOtlpExporter();
+
+            // Serilog's events, filtered and redacted, go to the SDK's logger provider and leave by OTLP;
+            // the provider takes nothing from Microsoft.Extensions.Logging directly, which would skip the redaction.
+            builder.Logging.AddFilter<OpenTelemetryLoggerProvider>(category: null, LogLevel.None);
             services.AddSingleton<ILogEventSink, OpenTelemetryLogSink>();
         }
 
         return builder;
     }
 
-    /// <summary>Starts the SDK (so the first request is measured) and records every request.</summary>
+    /// <summary>
+    /// Takes every finished span with <paramref name="processor"/> (an exporter's processor): this is
+    /// what turns the tracer on without OTLP.
+    /// </summary>
+    public static IServiceCollection AddSpanProcessor(this IServiceCollection services, BaseProcessor<Activity> processor)
+    {
+        services.AddOpenTelemetry().WithTracing(tracing => tracing.AddProcessor(processor));
+        return services;
+    }
+
+    /// <summary>Records every request in the <c>Kobo.Sync</c> meter and names its server span.</summary>
     public static WebApplication UseTelemetry(this WebApplication app)
     {
-        if (!IsEnabled(app.Configuration))
+        if (IsEnabled(app.Configuration))
         {
-            return app;
+            app.UseMiddleware<RequestTelemetryMiddleware>();
         }
 
-        app.Services.GetRequiredService<OpenTelemetrySdk>();
-        app.UseMiddleware<RequestTelemetryMiddleware>();
         return app;
     }
 
@@ -103,49 +114,4 @@ public static class TelemetryExtensions
 
     public static bool IsOtlpEnabled(IConfiguration configuration) =>
         !string.IsNullOrWhiteSpace(configuration[OtlpEndpointKey]);
-
-    private static OpenTelemetrySdk CreateSdk(IServiceProvider services, IConfiguration configuration)
-    {
-        var otlp = IsOtlpEnabled(configuration);
-        var spanProcessors = services.GetServices<BaseProcessor<Activity>>().ToList();
-        var reader = services.GetRequiredService<PrometheusScrapeReader>();
-        var version = typeof(TelemetryExtensions).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
-
-        return OpenTelemetrySdk.Create(otel =>
-        {
-            otel.ConfigureResource(resource => resource.AddService(ServiceName, serviceVersion: version));
-            otel.WithMetrics(metrics =>
-            {
-                foreach (var meter in Meters)
-                {
-                    metrics.AddMeter(meter);
-                }
-
-                metrics.AddReader(reader);
-                PrometheusViews.Apply(metrics);
-            });
-
-            if (otlp || spanProcessors.Count > 0)
-            {
-                otel.WithTracing(tracing =>
-                {
-                    foreach (var source in ActivitySources)
-                    {
-                        tracing.AddSource(source);
-                    }
-
-                    foreach (var processor in spanProcessors)
-                    {
-                        tracing.AddProcessor(processor);
-                    }
-                });
-            }
-
-            if (otlp)
-            {
-                // Endpoint, protocol and headers come from the standard OTEL_EXPORTER_OTLP_* variables.
-                otel.UseOtlpExporter();
-            }
-        });
-    }
 }

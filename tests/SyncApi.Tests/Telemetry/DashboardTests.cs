@@ -40,6 +40,37 @@ public sealed class DashboardTests(ScrapedService service) : IClassFixture<Scrap
     }
 
     [Fact]
+    public async Task EveryDashboardQueryOfALibraryMetricFindsItsSeries()
+    {
+        var user = (await SharedDemoDatabase.GetAsync()).HeavyUser.Value;
+        await DeviceTraffic.MixedAsync(service.Host, user);
+        using var dashboard = Dashboard.Load();
+        // The instrumentation packages name these metrics; the service's own (kobo_sync_*) need their traffic.
+        var library = Dashboard.Expressions(dashboard)
+            .Where(e => !e.Expression.Contains("kobo_sync_", StringComparison.Ordinal) && !e.Expression.StartsWith("up{", StringComparison.Ordinal))
+            .ToList();
+        Assert.True(library.Count >= 5, $"only {library.Count} library expressions in {Dashboard.PathInRepository}");
+
+        foreach (var (panel, expression) in library)
+        {
+            var deadline = DateTime.UtcNow + ScrapeWait;
+            int series;
+            do
+            {
+                var (_, answer) = await service.Prometheus.QueryAsync(Dashboard.AsSent(expression, dashboard));
+                series = answer.GetProperty("data").GetProperty("result").GetArrayLength();
+                if (series == 0)
+                {
+                    await Task.Delay(500);
+                }
+            }
+            while (series == 0 && DateTime.UtcNow < deadline);
+
+            Assert.True(series > 0, $"panel '{panel}': {expression} finds no series");
+        }
+    }
+
+    [Fact]
     public void EveryLatencyPanelDrawsTheSlaLineAt200Milliseconds()
     {
         using var dashboard = Dashboard.Load();

@@ -41,11 +41,9 @@ public sealed class PullPagesMetricTests(SyncServiceDatabase db) : IClassFixture
 
     private async Task<(double Count, double Sum)> PullPagesMetricAsync()
     {
-        var metrics = await db.Factory.CreateClient().GetStringAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
-        double Value(string name) => metrics.Split('\n')
-            .Where(l => l.StartsWith(name + "{", StringComparison.Ordinal) && l.Contains("protocol=\"rest\"", StringComparison.Ordinal))
-            .Select(l => double.Parse(l[(l.LastIndexOf(' ') + 1)..], System.Globalization.CultureInfo.InvariantCulture))
-            .SingleOrDefault();
-        return (Value("kobo_sync_pull_pages_count"), Value("kobo_sync_pull_pages_sum"));
+        using var client = db.Factory.CreateClient();
+        var metrics = await Scrape.TextAsync(client);
+        return (Exposition.Sum(metrics, "kobo_sync_pull_pages_count", ("protocol", "rest")),
+            Exposition.Sum(metrics, "kobo_sync_pull_pages_sum", ("protocol", "rest")));
     }
 }

@@ -24,6 +24,8 @@ public sealed class TraceTests(TracedService service) : IClassFixture<TracedServ
         var server = Assert.Single(spans, s => s.Kind == ActivityKind.Server);
         Assert.Equal("GET /v1/users/{userNo}/highlights", server.DisplayName);
         Assert.Equal("/v1/users/{userNo}/highlights", server.GetTagItem("http.route"));
+        Assert.Null(server.GetTagItem("url.path"));
+        Assert.DoesNotContain("=3", server.GetTagItem("url.query") as string ?? string.Empty, StringComparison.Ordinal);
         Assert.Equal(line.SpanId?.ToHexString(), server.SpanId.ToHexString());
         AssertOneDatabaseCommandUnder(server, spans, "highlights");
     }
@@ -45,6 +47,21 @@ public sealed class TraceTests(TracedService service) : IClassFixture<TracedServ
         Assert.Equal("GetUser", server.GetTagItem("rpc.method"));
         Assert.Equal(0, server.GetTagItem("rpc.grpc.status_code"));
         AssertOneDatabaseCommandUnder(server, spans, "users");
+    }
+
+    [Fact]
+    public async Task AScrapeRecordsNoSpan()
+    {
+        using var anonymous = DeviceTraffic.Rest(service.Host, null);
+        await Scrape.TextAsync(anonymous);
+        var before = service.Host.Logs.RequestLines.Count;
+
+        // A request after the scrape: once its trace is complete, the scrape's would be too.
+        Assert.Equal(HttpStatusCode.OK, await DeviceTraffic.GetAsync(anonymous, "/healthz/live"));
+        var line = Assert.Single(service.Host.Logs.RequestLines.Skip(before));
+        Assert.NotEmpty(await service.TraceAsync(ActivityTraceId.CreateFromString(line.TraceId!.Value.ToHexString())));
+
+        Assert.DoesNotContain(service.AllSpans(), s => s.GetTagItem("http.route") is "/metrics");
     }
 
     private static void AssertOneDatabaseCommandUnder(Activity server, IReadOnlyList<Activity> spans, string table)

@@ -1,22 +1,24 @@
 using System.Collections.Concurrent;
 using System.Globalization;
-using OpenTelemetry;
+using OpenTelemetry.Logs;
 using Serilog.Core;
 using Serilog.Events;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 
 /// <summary>
-/// Hands Serilog's events to the logger provider of the one <see cref="OpenTelemetrySdk"/>
-/// (registered only when OTLP export is on), so exported logs pass the same level filter (changeable
-/// at run time) and the same redaction as the console, and carry the trace of the request that wrote
-/// them: Serilog calls this sink on the logging thread, where the request's activity is current.
+/// Hands Serilog's events to OpenTelemetry's logger provider (registered only when OTLP export is
+/// on), so exported logs pass the same level filter (changeable at run time) and the same redaction
+/// as the console, and carry the trace of the request that wrote them: Serilog calls this sink on the
+/// logging thread, where the request's activity is current. The provider is looked up at the first
+/// event: it is registered beside Serilog's own provider, which builds this sink.
 /// </summary>
-internal sealed class OpenTelemetryLogSink(OpenTelemetrySdk sdk) : ILogEventSink
+internal sealed class OpenTelemetryLogSink(IServiceProvider services) : ILogEventSink, IDisposable
 {
     private const string DefaultCategory = "Kobo.Sync";
 
-    private readonly ILoggerFactory _factory = sdk.GetLoggerFactory();
+    private readonly Lazy<ILoggerFactory> _factory = new(() => new LoggerFactory(
+        [services.GetServices<ILoggerProvider>().OfType<OpenTelemetryLoggerProvider>().Single()]));
     private readonly ConcurrentDictionary<string, ILogger> _loggers = new(StringComparer.Ordinal);
 
     public void Emit(LogEvent logEvent)
@@ -24,7 +26,7 @@ internal sealed class OpenTelemetryLogSink(OpenTelemetrySdk sdk) : ILogEventSink
         var category = logEvent.Properties.TryGetValue("SourceContext", out var source) && source is ScalarValue { Value: string name }
             ? name
             : DefaultCategory;
-        var logger = _loggers.GetOrAdd(category, _factory.CreateLogger);
+        var logger = _loggers.GetOrAdd(category, _factory.Value.CreateLogger);
         var level = ToLevel(logEvent.Level);
         if (!logger.IsEnabled(level))
         {
@@ -39,6 +41,15 @@ internal sealed class OpenTelemetryLogSink(OpenTelemetrySdk sdk) : ILogEventSink
 
         state.Add(new("{OriginalFormat}", logEvent.MessageTemplate.Text));
         logger.Log(level, default, state, logEvent.Exception, (_, _) => logEvent.RenderMessage(CultureInfo.InvariantCulture));
+    }
+
+    /// <summary>The factory only; the provider belongs to the container, which flushes and disposes it.</summary>
+    public void Dispose()
+    {
+        if (_factory.IsValueCreated)
+        {
+            _factory.Value.Dispose();
+        }
     }
 
     private static LogLevel ToLevel(LogEventLevel level) => level switch

@@ -1,7 +1,7 @@
 using System.Diagnostics;
+using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
-using Microsoft.Extensions.DependencyInjection;
 using OpenTelemetry;
 using OpenTelemetry.Exporter;
 
@@ -9,7 +9,8 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry.Support;
 
 /// <summary>
 /// The service on real Kestrel (REST and gRPC) with every finished span kept in memory, through the
-/// SDK's in-memory exporter registered as a span processor, the way a real exporter is plugged in.
+/// SDK's in-memory exporter added as a span processor, the way a real exporter is plugged in; taking
+/// spans is what turns the service's tracer on.
 /// </summary>
 public sealed class TracedService : IDisposable
 {
@@ -18,8 +19,7 @@ public sealed class TracedService : IDisposable
     public TracedService() =>
         Host = new SyncGrpcTestHost(
             SharedDemoDatabase.ConnectionString,
-            services => services.AddSingleton<BaseProcessor<Activity>>(
-                new SimpleActivityExportProcessor(new InMemoryExporter<Activity>(_exported))));
+            services => services.AddSpanProcessor(new SimpleActivityExportProcessor(new InMemoryExporter<Activity>(_exported))));
 
     public SyncGrpcTestHost Host { get; }
 
@@ -40,6 +40,9 @@ public sealed class TracedService : IDisposable
         }
     }
 
+    /// <summary>Every span finished so far.</summary>
+    public IReadOnlyList<Activity> AllSpans() => _exported.All();
+
     public void Dispose() => Host.Dispose();
 
     /// <summary>The exporter's collection, safe to read while spans of other requests are being added.</summary>
@@ -52,6 +55,14 @@ public sealed class TracedService : IDisposable
             lock (_lock)
             {
                 return [.. Items.Where(a => a.TraceId == traceId)];
+            }
+        }
+
+        public Activity[] All()
+        {
+            lock (_lock)
+            {
+                return [.. Items];
             }
         }
 
