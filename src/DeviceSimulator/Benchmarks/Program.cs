@@ -1,3 +1,10 @@
 using BenchmarkDotNet.Running;
+using Kobo.Sync.DeviceSimulator.Benchmarks;
 
-BenchmarkSwitcher.FromAssembly(typeof(Kobo.Sync.DeviceSimulator.Benchmarks.EngineOverheadBenchmarks).Assembly).Run(args);
+if (args is ["histogram-accuracy"])
+{
+    LatencyHistogramBenchmarks.PrintAccuracy(Console.Out);
+    return;
+}
+
+BenchmarkSwitcher.FromAssembly(typeof(EngineOverheadBenchmarks).Assembly).Run(args);

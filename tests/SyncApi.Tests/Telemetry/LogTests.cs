@@ -96,7 +96,8 @@ public sealed class LogTests
         using var writer = new StringWriter();
         SerilogSetup.ProductionFormatter().Format(line, writer);
         Assert.DoesNotContain($"/v1/users/{user}", writer.ToString(), StringComparison.Ordinal);
-        Assert.False(line.Properties.ContainsKey("RequestPath"), "the request scope's raw path reached the line");
+        Assert.Equal("\"/v1/users/{userNo}\"", line.Properties["Route"].ToString());
+        Assert.All(["RequestPath", "RequestId", "ConnectionId"], scope => Assert.False(line.Properties.ContainsKey(scope), $"the request scope's {scope} reached the line"));
     }
 
     [Fact]

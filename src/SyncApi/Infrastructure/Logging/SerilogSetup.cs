@@ -1,8 +1,8 @@
 using Serilog;
 using Serilog.Core;
+using Serilog.Extensions.Hosting;
 using Serilog.Extensions.Logging;
 using Serilog.Formatting;
-using Serilog.Formatting.Json;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 
@@ -12,6 +12,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 /// redacted (<see cref="SensitiveDataRedactor"/>). Levels come from the <c>Serilog</c> configuration
 /// section and follow its reloads. Any
 /// <see cref="ILogEventSink"/> registered in DI receives the same events (tests capture logs this way).
+/// The one line per request is written by Serilog.AspNetCore's request logging (<see cref="RequestLogging"/>).
 /// </summary>
 internal static class SerilogSetup
 {
@@ -25,11 +26,15 @@ internal static class SerilogSetup
 
         builder.Logging.ClearProviders();
 
-        // No logging scopes: ASP.NET Core's request scope would add the raw request path (user and
-        // book numbers) and connection ids to every line, which the route template and the trace id
-        // replace; capturing it was also a per-event cost on the request's thread.
+        // No logging scopes. Serilog is plugged in as a provider of ASP.NET Core's own logger factory,
+        // not as a replacement of it (Serilog.Extensions.Hosting's AddSerilog), because only that
+        // factory honours CaptureScopes=false: ASP.NET Core's request scope would otherwise add the raw
+        // request path (user and book numbers), RequestId and ConnectionId to every line, which the
+        // route template and the trace id replace, and pushing it was a per-request cost.
         builder.Services.Configure<LoggerFilterOptions>(options => options.CaptureScopes = false);
-        builder.Services.AddSingleton<ILoggerProvider>(services =>
+
+        // The one Serilog logger, disposed (and its sinks flushed) with the service provider.
+        builder.Services.AddSingleton<Serilog.ILogger>(services =>
         {
             // Levels (Serilog:MinimumLevel:Default and :Override) follow configuration reloads, so an
             // operator changes them in appsettings.json without a restart.
@@ -51,8 +56,14 @@ internal static class SerilogSetup
                 logger = logger.WriteTo.Sink(sink);
             }
 
-            return new SerilogLoggerProvider(logger.CreateLogger(), dispose: true);
+            return logger.CreateLogger();
         });
+        builder.Services.AddSingleton<ILoggerProvider>(services =>
+            new SerilogLoggerProvider(services.GetRequiredService<Serilog.ILogger>(), dispose: false));
+
+        // What Serilog.AspNetCore's request logging needs (AddSerilog would register it too).
+        builder.Services.AddSingleton(services => new DiagnosticContext(services.GetRequiredService<Serilog.ILogger>()));
+        builder.Services.AddSingleton<IDiagnosticContext>(services => services.GetRequiredService<DiagnosticContext>());
 
         return builder;
     }
