@@ -108,6 +108,10 @@ public sealed class ScenarioCatalog : IAsyncDisposable
             // No service config, so no retry or hedging policy: the device's retry pipeline is the
             // only retry layer, and a pushback trailer reaches it untouched.
             ServiceConfig = null,
+            // A call cut off by the device's own timeout surfaces as OperationCanceledException, which
+            // the retry pipeline's timeout turns into a retried timeout, as it does for REST (by
+            // default Grpc.Net.Client throws RpcException(Cancelled), and the sync would fail at once).
+            ThrowOperationCanceledOnCancellation = true,
         });
         return new GrpcDeviceClient(new SyncService.SyncServiceClient(_grpc), _tokens);
     }

@@ -45,6 +45,8 @@ public sealed class RequestLabelsTests
     [InlineData("/v1/users/{userNo}", "GetUser", "GetUser")]
     [InlineData("/healthz/ready", null, "/healthz/ready")]
     [InlineData("{**path}", null, "unmatched")]
+    [InlineData("{unimplementedService}/{unimplementedMethod}", null, "unmatched")]
+    [InlineData("kobo.sync.v1.SyncService/{unimplementedMethod}", null, "unmatched")]
     public void EndpointsAreLabelledByNameOrMethodNeverByPath(string route, string? name, string label)
     {
         var metadata = name is null ? new EndpointMetadataCollection() : new EndpointMetadataCollection(new EndpointNameMetadata(name));

@@ -30,7 +30,9 @@ public sealed class EndpointLabels
         var name = endpoint.Metadata.GetMetadata<IEndpointNameMetadata>()?.EndpointName;
         var route = (endpoint as RouteEndpoint)?.RoutePattern.RawText;
         var text = name ?? GrpcMethod(route) ?? route;
-        return text is null || text.Contains("{**", StringComparison.Ordinal) ? Label.UnmatchedEndpoint : new Label(text, route);
+        // A template left as the label is a catch-all (the gRPC listener's unknown paths, Grpc.AspNetCore's
+        // unimplemented services and methods): nothing a dashboard should split by.
+        return text is null || text.Contains('{', StringComparison.Ordinal) ? Label.UnmatchedEndpoint : new Label(text, route);
     }
 
     /// <summary><c>/pkg.Service/Method</c>: the method alone for the sync service, <c>pkg.Service/Method</c> for others.</summary>

@@ -49,6 +49,28 @@ public sealed class GrpcDeviceRetryTests
     }
 
     [Fact]
+    public async Task AnAttemptCutOffByTheDevicesTimeoutIsRetriedAsOverRest()
+    {
+        // The first call outlasts the device's 300 ms timeout; the second is answered at once.
+        await using var server = await StubGrpcServer.StartAsync((call, context) =>
+        {
+            if (call == 1)
+            {
+                Task.Delay(TimeSpan.FromSeconds(2), context.CancellationToken).ContinueWith(_ => { }, TaskScheduler.Default).Wait();
+            }
+
+            return new User { UserNo = 1 };
+        });
+
+        var result = await StubRuns.GrpcUserByIdAsync(server.Address, rate: 1, seconds: 1, maxConcurrency: 4, new DeviceBehaviour { TimeoutMs = 300, MaxRetries = 3, BaseDelayMs = 10, MaxDelayMs = 100 });
+
+        var scenario = Assert.Single(result.Scenarios);
+        Assert.Equal(1, scenario.Syncs);
+        Assert.Equal(0, scenario.Failed);
+        Assert.Equal(2, scenario.Attempts);
+    }
+
+    [Fact]
     public async Task AStatusTheServerRefusesForGoodIsNotRetried()
     {
         await using var server = await StubGrpcServer.StartAsync((_, _) =>
