@@ -55,4 +55,60 @@ public sealed class SlowAuthenticatedBodiesTests(SlowAuthenticatedBodiesTests.Fe
         Assert.Equal(slow.Count, stillTrickling);
         AssertServedAsUsual(devices, output);
     }
+
+    [Fact]
+    public async Task ADeviceThatHangsUpWhileSendingItsBodyLeavesNoErrorBehind()
+    {
+        await WarmAsync(service.Host);
+        var sockets = new System.Collections.Concurrent.ConcurrentBag<System.Net.Sockets.Socket>();
+        using var slowGrpc = new HttpClient(ResettingHandler(sockets))
+        {
+            BaseAddress = service.Host.GrpcAddress,
+            DefaultRequestVersion = System.Net.HttpVersion.Version20,
+            DefaultVersionPolicy = HttpVersionPolicy.RequestVersionExact,
+            Timeout = Timeout.InfiniteTimeSpan,
+        };
+        using var slowRest = new HttpClient(ResettingHandler(sockets)) { BaseAddress = service.Host.RestAddress, Timeout = Timeout.InfiniteTimeSpan };
+        var errorsBefore = service.Host.Logs.Events.Count(e => e.Level >= Serilog.Events.LogEventLevel.Error);
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(TestTimeout.Token);
+        var calls = Enumerable.Range(0, 5)
+            .SelectMany(i => new[]
+            {
+                TrickleGrpcAsync(slowGrpc, TestTokens.For(User, $"leaving-grpc-{i}"), stop.Token),
+                TrickleRestAsync(slowRest, TestTokens.For(User, $"leaving-rest-{i}"), stop.Token),
+            })
+            .ToList();
+        await Task.Delay(TimeSpan.FromMilliseconds(500), TestTimeout.Token);
+
+        // The connections are reset with the bodies half sent, as when a device loses its network.
+        Assert.NotEmpty(sockets);
+        foreach (var socket in sockets)
+        {
+            socket.Close();
+        }
+
+        stop.Cancel();
+        await Task.WhenAll(calls);
+        await Task.Delay(TimeSpan.FromMilliseconds(500), TestTimeout.Token);
+
+        var errors = service.Host.Logs.Events.Where(e => e.Level >= Serilog.Events.LogEventLevel.Error).Skip(errorsBefore).ToList();
+        Assert.True(errors.Count == 0, string.Join(Environment.NewLine, errors.Select(e => e.RenderMessage(System.Globalization.CultureInfo.InvariantCulture) + " " + e.Exception)));
+    }
+
+    /// <summary>Connections whose sockets the test can close with a TCP reset (linger 0), without a goodbye.</summary>
+    private static SocketsHttpHandler ResettingHandler(System.Collections.Concurrent.ConcurrentBag<System.Net.Sockets.Socket> sockets) => new()
+    {
+        EnableMultipleHttp2Connections = true,
+        ConnectCallback = async (context, cancellationToken) =>
+        {
+            var socket = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp)
+            {
+                NoDelay = true,
+                LingerState = new System.Net.Sockets.LingerOption(true, 0),
+            };
+            await socket.ConnectAsync(context.DnsEndPoint, cancellationToken);
+            sockets.Add(socket);
+            return new System.Net.Sockets.NetworkStream(socket, ownsSocket: true);
+        },
+    };
 }

@@ -1,4 +1,5 @@
 using System.IO.Pipelines;
+using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Microsoft.AspNetCore.Http.Features;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
@@ -22,7 +23,22 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next)
     {
         if (context.Features.Get<IHttpRequestBodyDetectionFeature>() is { CanHaveBody: true })
         {
-            await WaitForBodyAsync(context.Request.BodyReader, context.RequestAborted);
+            try
+            {
+                await WaitForBodyAsync(context.Request.BodyReader, context.RequestAborted);
+            }
+            catch (Exception exception) when (exception is IOException or OperationCanceledException)
+            {
+                if (context.RequestAborted.IsCancellationRequested)
+                {
+                    // The device hung up while sending: nobody is left to answer.
+                    context.Response.StatusCode = RequestRejectedProblemHandler.ClientClosedRequest;
+                    return;
+                }
+
+                // Anything else wrong with the body (too large, too slow for Kestrel's minimum rate) is
+                // the endpoint's to answer when it reads the body, as it would be without this wait.
+            }
         }
 
         await next(context);
