@@ -49,23 +49,12 @@ public sealed class GrpcContractTests(GrpcContractTests.BrokenStore service) : I
         under.Changes.Add(new PushedChange { Op = "upsert", BookNo = 5, Key = "big", Text = new string('x', (4 * 1024 * 1024) - 64) });
 
         var tooLarge = await Assert.ThrowsAsync<RpcException>(() => service.Host.Client.Sync.PushChangesAsync(
-            over, Headers(), cancellationToken: TestTimeout.Token).ResponseAsync);
-        var read = await service.Host.Client.Sync.PushChangesAsync(under, Headers(), cancellationToken: TestTimeout.Token);
+            over, GrpcTestClient.ToMetadata(As(12)), cancellationToken: TestTimeout.Token).ResponseAsync);
+        var read = await service.Host.Client.Sync.PushChangesAsync(under, GrpcTestClient.ToMetadata(As(12)), cancellationToken: TestTimeout.Token);
 
         Assert.Equal(StatusCode.ResourceExhausted, tooLarge.StatusCode);
         // Read and judged by the application, which refuses a text over 10,000 characters: nothing is stored.
         Assert.Equal("rejected", Assert.Single(read.Results).Status);
-    }
-
-    private static Metadata Headers()
-    {
-        var headers = new Metadata();
-        foreach (var (key, value) in As(12))
-        {
-            headers.Add(key, value);
-        }
-
-        return headers;
     }
 
     private sealed class ThrowingStore : IDeviceReadStore

@@ -42,14 +42,8 @@ public sealed class GrpcListenerSurfaceTests(SyncGrpcTestHost host) : IClassFixt
     [Fact]
     public async Task TheGeneratedClientMakesAUnaryCallWithinItsDeadline()
     {
-        var headers = new Metadata();
-        foreach (var (key, value) in As(12))
-        {
-            headers.Add(key, value);
-        }
-
         var user = await host.Client.Sync.GetUserAsync(
-            new GetUserRequest { UserNo = 12 }, headers, DateTime.UtcNow.AddSeconds(10), TestTimeout.Token);
+            new GetUserRequest { UserNo = 12 }, GrpcTestClient.ToMetadata(As(12)), DateTime.UtcNow.AddSeconds(10), TestTimeout.Token);
 
         Assert.Equal(12, user.UserNo);
     }

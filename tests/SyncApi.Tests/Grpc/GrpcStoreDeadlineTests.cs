@@ -28,16 +28,9 @@ public sealed class GrpcStoreDeadlineTests(ServiceOnOwnDatabase database) : ICla
             return (int)error.StatusCode;
         });
 
-    private async Task<User> GetUserAsync(DateTime? deadline = null)
-    {
-        var headers = new Metadata();
-        foreach (var (key, value) in As(User))
-        {
-            headers.Add(key, value);
-        }
-
-        return await database.Host.Client.Sync.GetUserAsync(new GetUserRequest { UserNo = User }, headers, deadline, TestTimeout.Token);
-    }
+    private async Task<User> GetUserAsync(DateTime? deadline = null) =>
+        await database.Host.Client.Sync.GetUserAsync(
+            new GetUserRequest { UserNo = User }, GrpcTestClient.ToMetadata(As(User)), deadline, TestTimeout.Token);
 
     [NodeInteropFact]
     public Task TheNodeClientsDeadlineCancelsTheBlockedDatabaseCommand() => InteropDeadlineAsync(InteropClient.Node);

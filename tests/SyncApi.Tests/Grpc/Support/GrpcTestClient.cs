@@ -49,15 +49,19 @@ public sealed class GrpcTestClient : IDisposable
         return await _channel.CreateCallInvoker().AsyncUnaryCall(call, null, Options(metadata, deadline, cancellationToken), request);
     }
 
-    internal static CallOptions Options(IEnumerable<KeyValuePair<string, string>>? metadata, DateTimeOffset? deadline, CancellationToken cancellationToken)
+    internal static CallOptions Options(IEnumerable<KeyValuePair<string, string>>? metadata, DateTimeOffset? deadline, CancellationToken cancellationToken) =>
+        new(ToMetadata(metadata), deadline?.UtcDateTime, cancellationToken);
+
+    /// <summary>Grpc.Core's metadata from key/value pairs (such as <see cref="SyncGrpcTestHost.As"/>).</summary>
+    public static Metadata ToMetadata(IEnumerable<KeyValuePair<string, string>>? pairs)
     {
-        var headers = new Metadata();
-        foreach (var (key, value) in metadata ?? [])
+        var metadata = new Metadata();
+        foreach (var (key, value) in pairs ?? [])
         {
-            headers.Add(key, value);
+            metadata.Add(key, value);
         }
 
-        return new CallOptions(headers, deadline?.UtcDateTime, cancellationToken);
+        return metadata;
     }
 
     /// <summary>An HttpClient that speaks h2c with prior knowledge to <paramref name="address"/>, for hand-built requests.</summary>
