@@ -6,8 +6,8 @@ public sealed class ResilienceOptions
     public const string SectionName = "Resilience";
 
     /// <summary>
-    /// The time a request may spend on the database, counted from its arrival. A gRPC call with a
-    /// shorter <c>grpc-timeout</c> gets its own deadline instead.
+    /// The time a request may spend on the database, counted from the arrival of its body (a slow
+    /// upload is not the database's fault). A gRPC call with a shorter deadline gets that instead.
     /// </summary>
     public int RequestBudgetMs { get; set; } = 1000;
 

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Net;
+using System.Text;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Tests.Support;
 
@@ -47,6 +48,16 @@ public sealed class OtlpReceiver : IAsyncDisposable
     {
         var deadline = DateTime.UtcNow.AddSeconds(10);
         while (DateTime.UtcNow < deadline && !paths.All(Paths.Contains))
+        {
+            await Task.Delay(100);
+        }
+    }
+
+    /// <summary>Waits (at most 10 s) until the bodies received on <paramref name="path"/> contain <paramref name="text"/> as UTF-8.</summary>
+    public async Task WaitForTextAsync(string path, string text)
+    {
+        var deadline = DateTime.UtcNow.AddSeconds(10);
+        while (DateTime.UtcNow < deadline && !string.Concat(Bodies(path).Select(Encoding.UTF8.GetString)).Contains(text, StringComparison.Ordinal))
         {
             await Task.Delay(100);
         }
