@@ -30,6 +30,21 @@ public sealed class DeviceAuthTests : IClassFixture<DemoDatabase>, IDisposable
         await AssertUnauthorized(TestTokens.For(12, expires: DateTime.UtcNow.AddMinutes(-10)), "expired");
 
     [Fact]
+    public async Task ATokenIssuedInTheFutureIsUnauthorized() =>
+        await AssertUnauthorized(TestTokens.For(12, issuedAt: DateTime.UtcNow.AddMinutes(10)), "issue time (iat) lies in the future");
+
+    [Fact]
+    public async Task ATokenIssuedWithinTheClockSkewAheadIsAccepted()
+    {
+        using var client = _service.CreateClient();
+        client.DefaultRequestHeaders.Authorization = new("Bearer", TestTokens.For(12, issuedAt: DateTime.UtcNow.AddSeconds(10)));
+
+        using var response = await client.GetAsync(new Uri(UserPath, UriKind.Relative), TestTimeout.Token);
+
+        Assert.Equal(200, (int)response.StatusCode);
+    }
+
+    [Fact]
     public async Task ATokenWithAWrongSignatureIsUnauthorized() =>
         await AssertUnauthorized(TestTokens.For(12, key: "some-other-key-that-is-at-least-32-bytes"), "signature");
 

@@ -24,7 +24,8 @@ public static class TestTokens
         string issuer = "kobo-sync",
         string audience = "kobo-devices",
         DateTime? expires = null,
-        string? sub = null)
+        string? sub = null,
+        DateTime? issuedAt = null)
     {
         var now = DateTime.UtcNow;
         var expiry = expires ?? now.AddHours(1);
@@ -33,7 +34,7 @@ public static class TestTokens
         {
             Issuer = issuer,
             Audience = audience,
-            IssuedAt = notBefore,
+            IssuedAt = issuedAt ?? notBefore,
             NotBefore = notBefore,
             Expires = expiry,
             Subject = new ClaimsIdentity(

@@ -28,6 +28,7 @@ internal sealed class DeviceTokenHandler(
     IProblemDetailsService problems)
     : AuthenticationHandler<AuthenticationSchemeOptions>(options, logger, encoder)
 {
+    internal const string FutureIssueTimeMessage = "The token's issue time (iat) lies in the future.";
     internal const string MissingGrpcTokenMessage = "A bearer token is required in the authorization metadata.";
     private const string BearerPrefix = "Bearer ";
     private static readonly JsonWebTokenHandler Tokens = new() { MapInboundClaims = false };
@@ -68,10 +69,17 @@ internal sealed class DeviceTokenHandler(
                 "The token lacks a valid 'sub' (user number) or 'did' (device id, 1-128 characters) claim.");
         }
 
-        List<Claim> claims = [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)];
         DateTimeOffset? issued = result.SecurityToken is JsonWebToken { IssuedAt: var issuedAt } && issuedAt != DateTime.MinValue
             ? DateTimeOffset.FromUnixTimeSeconds(EpochTime.GetIntDate(issuedAt))
             : null;
+        // Revocation refuses the tokens issued up to it: one issued "later" by a clock that runs ahead
+        // would outlive the revocation of its device.
+        if (issued > now + keys.Validation.ClockSkew)
+        {
+            return AuthenticateResult.Fail(FutureIssueTimeMessage);
+        }
+
+        List<Claim> claims = [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)];
         var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device), issued));
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
         return Checked(principal);
