@@ -32,6 +32,9 @@ public static class DeviceApiExtensions
         builder.Services.AddSingleton<DeviceSync>();
 
         builder.Services.AddExceptionHandler<RequestRejectedProblemHandler>();
+        // A body or parameter that cannot be bound throws, so the problem mapper can say what was wrong
+        // (the framework's own 400 carries no detail).
+        builder.Services.Configure<RouteHandlerOptions>(options => options.ThrowOnBadRequest = true);
         builder.Services.ConfigureHttpJsonOptions(options =>
         {
             options.SerializerOptions.TypeInfoResolverChain.Insert(0, DeviceJsonContext.Default);

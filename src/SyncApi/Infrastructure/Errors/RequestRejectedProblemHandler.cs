@@ -16,6 +16,9 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
     /// <summary>Logged status for a request the client abandoned (nginx's convention); never sent.</summary>
     public const int ClientClosedRequest = 499;
 
+    /// <summary>The <c>errors</c> key of a body that could not be read as the endpoint's JSON.</summary>
+    public const string BodyField = "body";
+
     public async ValueTask<bool> TryHandleAsync(HttpContext httpContext, Exception exception, CancellationToken cancellationToken)
     {
         if (exception is OperationCanceledException && httpContext.RequestAborted.IsCancellationRequested)
@@ -31,6 +34,8 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             AccessDeniedException denied => Problem(StatusCodes.Status403Forbidden, "Forbidden", denied.Message),
             BatchTooLargeException tooLarge => Problem(StatusCodes.Status413PayloadTooLarge, "Batch too large", tooLarge.Message, BatchTooLargeException.Field),
             SyncTokenExpiredException expired => Problem(StatusCodes.Status410Gone, "Sync token expired", expired.Message, SyncTokens.Field),
+            BadHttpRequestException { InnerException: System.Text.Json.JsonException json } =>
+                Problem(StatusCodes.Status400BadRequest, "Invalid request", $"The body is not the expected JSON: {json.Message}", BodyField),
             BadHttpRequestException bad => Problem(bad.StatusCode, "Bad request", bad.Message),
             StorageUnavailableException unavailable => Unavailable(httpContext, unavailable),
             _ => null,
