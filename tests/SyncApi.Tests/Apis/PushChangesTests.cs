@@ -171,10 +171,11 @@ public sealed class PushChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
     }
 
     [Theory]
-    [InlineData("{\"changes\": 5}", "Path: $.changes")]
-    [InlineData("not json", "Path: $")]
-    [InlineData("{\"changes\": [", "Path: $.changes")]
-    public async Task AMalformedBodyIs400ProblemJsonSayingWhatWasWrong(string body, string detail)
+    [InlineData("{}", "changes", "")]
+    [InlineData("{\"changes\": 5}", "body", "Path: $.changes")]
+    [InlineData("not json", "body", "Path: $")]
+    [InlineData("{\"changes\": [", "body", "Path: $.changes")]
+    public async Task AMalformedBodyIs400ProblemJsonSayingWhatWasWrong(string body, string field, string detail)
     {
         var user = db.NewUser();
         using var device = db.Device(user);
@@ -188,24 +189,8 @@ public sealed class PushChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
         using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
         Assert.Contains(detail, problem.RootElement.GetProperty("detail").GetString(), StringComparison.Ordinal);
-        Assert.True(problem.RootElement.GetProperty("errors").TryGetProperty("body", out _), problem.RootElement.GetRawText());
+        Assert.True(problem.RootElement.GetProperty("errors").TryGetProperty(field, out _), problem.RootElement.GetRawText());
         Assert.Empty(await db.StoredAsync(user));
-    }
-
-    [Theory]
-    [InlineData("{}")]
-    public async Task AMalformedBodyIs400ProblemJson(string body)
-    {
-        var user = db.NewUser();
-        using var device = db.Device(user);
-
-        using var response = await device.PostAsync(
-            new Uri($"/v1/users/{user}/changes", UriKind.Relative),
-            new StringContent(body, System.Text.Encoding.UTF8, "application/json"),
-            TestTimeout.Token);
-
-        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
-        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
     }
 
     [Fact]
