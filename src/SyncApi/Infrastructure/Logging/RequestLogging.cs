@@ -1,5 +1,4 @@
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Microsoft.AspNetCore.Diagnostics;
 using Serilog;
 using Serilog.AspNetCore;
 using Serilog.Events;
@@ -31,7 +30,7 @@ internal static class RequestLogging
 
     private static LogEventLevel Level(HttpContext context, double elapsedMs, Exception? error)
     {
-        if (EndpointOf(context)?.Metadata.GetMetadata<ExcludeFromRequestTelemetry>() is not null)
+        if (AnsweringEndpoint.Of(context)?.Metadata.GetMetadata<ExcludeFromRequestTelemetry>() is not null)
         {
             return Never;
         }
@@ -43,12 +42,8 @@ internal static class RequestLogging
     [
         new("Protocol", new ScalarValue(context.Request.Protocol)),
         new("Method", new ScalarValue(context.Request.Method)),
-        new("Route", new ScalarValue((EndpointOf(context) as RouteEndpoint)?.RoutePattern.RawText ?? "(unmatched)")),
+        new("Route", new ScalarValue((AnsweringEndpoint.Of(context) as RouteEndpoint)?.RoutePattern.RawText ?? "(unmatched)")),
         new("StatusCode", new ScalarValue(statusCode)),
         new("ElapsedMs", new ScalarValue(elapsedMs)),
     ];
-
-    // An error answer is re-executed without the endpoint; the exception handler's feature still names it.
-    private static Endpoint? EndpointOf(HttpContext context) =>
-        context.GetEndpoint() ?? context.Features.Get<IExceptionHandlerFeature>()?.Endpoint;
 }

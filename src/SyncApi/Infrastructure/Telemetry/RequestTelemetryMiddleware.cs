@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
 using Kobo.Sync.SyncApi.Grpc;
-using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Http.Features;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
@@ -26,9 +25,7 @@ internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetri
         finally
         {
             var elapsed = Stopwatch.GetElapsedTime(started);
-            // An error answer is re-executed without the endpoint; the handler's feature still names it.
-            var endpoint = context.GetEndpoint() ?? context.Features.Get<IExceptionHandlerFeature>()?.Endpoint;
-            var label = labels.For(endpoint);
+            var label = labels.For(AnsweringEndpoint.Of(context));
             if (!label.IsExcluded)
             {
                 // The gRPC listener speaks HTTP/2 only; a plain HTTP/2 request there is not a call.
