@@ -2,6 +2,7 @@ using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Microsoft.AspNetCore.Routing.Matching;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -38,6 +39,10 @@ public static class GrpcExtensions
 
     public static WebApplication MapSyncGrpc(this WebApplication app)
     {
+        // The listeners decide which endpoints answer where: a bad Endpoints setting stops the start
+        // here, naming its key, before anything is mapped or any host service has started.
+        _ = app.Services.GetRequiredService<IOptions<EndpointsOptions>>().Value;
+
         // The conventions reach every endpoint a mapping creates, its unimplemented-method answers included.
         app.MapGrpcService<SyncGrpcService>().WithMetadata(GrpcSurfaceMetadata.Instance);
         app.MapGrpcHealthChecksService().WithMetadata(GrpcSurfaceMetadata.Instance);
