@@ -17,7 +17,7 @@ public static class TricklingCalls
     private const string Push = "/kobo.sync.v1.SyncService/PushChanges";
 
     /// <summary>Whole requests from other devices, REST and gRPC alternately, 40 a second for 4 s.</summary>
-    public static async Task<(int Status, TimeSpan Elapsed)[]> DevicesMeanwhileAsync(SyncGrpcTestHost host)
+    public static async Task<DeviceCall[]> DevicesMeanwhileAsync(SyncGrpcTestHost host)
     {
         using var rest = new HttpClient { BaseAddress = host.RestAddress, Timeout = TimeSpan.FromSeconds(20) };
         return await SteadyArrivals.SendAsync(
@@ -28,22 +28,31 @@ public static class TricklingCalls
                 if (i % 2 == 0)
                 {
                     var answer = await DeviceRequests.RestGetUserAsync(rest, User, $"device-{i % 50}");
-                    return (answer.Status == 200 ? 0 : answer.Status, answer.Elapsed);
+                    return new DeviceCall(answer.Status == 200 ? 0 : answer.Status, answer.RetryAfter is not null, answer.Elapsed);
                 }
 
                 var call = await DeviceRequests.GrpcGetUserAsync(host.Http, User, $"device-{i % 50}");
-                return (call.Status, call.Elapsed);
+                return new DeviceCall(call.Status, call.RetryPushbackMs is not null, call.Elapsed);
             });
     }
 
-    public static void AssertServedAsUsual((int Status, TimeSpan Elapsed)[] devices, ITestOutputHelper output)
+    /// <summary>
+    /// At least 95 % of the devices were served within 1 s. The slow tail on a saturated box may also
+    /// run out of its request budget: such a call must be a retryable refusal (503 with Retry-After,
+    /// UNAVAILABLE with a retry pushback) that the device's retry gets through, never another status.
+    /// </summary>
+    public static void AssertServedAsUsual(DeviceCall[] devices, ITestOutputHelper output)
     {
         var ms = devices.Select(d => d.Elapsed.TotalMilliseconds).Order().ToList();
-        output.WriteLine($"{devices.Length} device calls: p50 {ms[ms.Count / 2]:F0} ms, p95 {ms[(int)(ms.Count * 0.95)]:F0} ms, max {ms[^1]:F0} ms");
-        Assert.All(devices, d => Assert.Equal(0, d.Status));
-        var underASecond = devices.Count(d => d.Elapsed < TimeSpan.FromSeconds(1));
-        Assert.True(underASecond >= devices.Length * 0.95, $"{underASecond} of {devices.Length} answered within 1 s");
+        var refused = devices.Count(d => d.Status != 0);
+        output.WriteLine($"{devices.Length} device calls: p50 {ms[ms.Count / 2]:F0} ms, p95 {ms[(int)(ms.Count * 0.95)]:F0} ms, max {ms[^1]:F0} ms, {refused} refused for retry");
+        Assert.All(devices, d => Assert.True(d.Status == 0 || (d.Status is 503 or 14 && d.RetryAdvised), d.ToString()));
+        var servedInASecond = devices.Count(d => d.Status == 0 && d.Elapsed < TimeSpan.FromSeconds(1));
+        Assert.True(servedInASecond >= devices.Length * 0.95, $"{servedInASecond} of {devices.Length} served within 1 s");
     }
+
+    /// <summary>One device call: 0 when served, else the HTTP or gRPC status, and whether it said when to retry.</summary>
+    public readonly record struct DeviceCall(int Status, bool RetryAdvised, TimeSpan Elapsed);
 
     public static async Task WarmAsync(SyncGrpcTestHost host)
     {
