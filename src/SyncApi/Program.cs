@@ -1,7 +1,8 @@
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 
-var builder = WebApplication.CreateBuilder(args);
+var builder = ServiceSettings.CreateBuilder(args);
 if (TokenCommand.IsRequested(args))
 {
     return TokenCommand.Run(builder.Configuration, args, Console.Out, Console.Error);

@@ -39,6 +39,8 @@ public static class ServiceDefaultsExtensions
 
     public static WebApplication UseServiceDefaults(this WebApplication app)
     {
+        app.LogSettingsFiles();
+
         // First, so that its line has the status the exception handler and status pages answered.
         app.UseRequestLogging();
         app.UseExceptionHandler();
