@@ -251,6 +251,20 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     }
 
     [Fact]
+    public void TheLoadBalancerAnswers404ForMetricsBeforeAnyForwardingRule()
+    {
+        var rules = tree.Resources("aws_lb_listener_rule").ToList();
+
+        var metrics = Assert.Single(rules, r => r.Body.GetProperty("condition")[0].GetProperty("path_pattern")[0]
+            .GetProperty("values").EnumerateArray().Any(v => v.GetString() == "/metrics"));
+        var action = metrics.Body.GetProperty("action")[0];
+        Assert.Equal("fixed-response", action.GetProperty("type").GetString());
+        Assert.Equal("404", action.GetProperty("fixed_response")[0].GetProperty("status_code").GetString());
+        Assert.All(rules.Where(r => r != metrics), r => Assert.True(
+            Priority(metrics) < Priority(r), $"{r} is evaluated before the /metrics rule"));
+    }
+
+    [Fact]
     public void ProvidersAndTerraformArePinned()
     {
         var settings = Assert.Single(tree.Files, f => f.Value.TryGetProperty("terraform", out _)).Value.GetProperty("terraform")[0];
@@ -271,6 +285,8 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     private JsonElement ProfileTable() => tree.Locals(string.Empty)["profiles"];
 
     private IEnumerable<TerraformTree.Block> IngressRules() => tree.Resources("aws_vpc_security_group_ingress_rule");
+
+    private static int Priority(TerraformTree.Block rule) => rule.Body.GetProperty("priority").GetInt32();
 
     private static int Port(TerraformTree.Block rule, string attribute) =>
         rule.Body.GetProperty(attribute) is { ValueKind: JsonValueKind.Number } n ? n.GetInt32() : throw new Xunit.Sdk.XunitException($"{rule} {attribute} is not a literal port");

@@ -75,6 +75,41 @@ public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<
         Assert.True(Exposition.Sum(text, "kobo_sync_highlights_per_page_count", ("endpoint", "ListUserHighlights"), ("protocol", "rest")) >= 1, text);
     }
 
+    /// <summary>
+    /// In a process of its own, so that only the service's connections are on the scrape (this test
+    /// process's own database connections would be too): no label names a connection string, the
+    /// database or the database user.
+    /// </summary>
+    [Fact]
+    public async Task AScrapeShowsNoConnectionStringDatabaseNameOrUserName()
+    {
+        var database = await SharedDemoDatabase.GetAsync();
+        var connection = new Npgsql.NpgsqlConnectionStringBuilder(database.ConnectionString);
+        var text = string.Empty;
+        await ServiceProcess.RunAsync(Path.GetTempPath(), [], async http =>
+        {
+            using var user = new HttpRequestMessage(HttpMethod.Get, $"/v1/users/{database.HeavyUser.Value}");
+            user.Headers.Authorization = new("Bearer", TestTokens.For(database.HeavyUser.Value));
+            Assert.Equal(HttpStatusCode.OK, (await http.SendAsync(user)).StatusCode);
+            text = await http.GetStringAsync("/metrics");
+        });
+
+        var samples = Exposition.Samples(text).ToList();
+        Assert.Contains(samples, s => s.Name.StartsWith("db_client_", StringComparison.Ordinal));
+        foreach (var (name, labels, _) in samples)
+        {
+            foreach (var (label, value) in labels)
+            {
+                var where = $"{name}{{{label}=\"{value}\"}}";
+                Assert.False(value.Contains('=', StringComparison.Ordinal) || value.Contains(';', StringComparison.Ordinal), $"a connection string in {where}");
+                Assert.False(value == connection.Database || value == connection.Username, $"the database or user name in {where}");
+            }
+        }
+
+        var pools = samples.Where(s => s.Labels.ContainsKey("db_client_connection_pool_name")).Select(s => s.Labels["db_client_connection_pool_name"]).ToHashSet();
+        Assert.Equal(["kobo-sync"], pools);
+    }
+
     [Fact]
     public async Task ScrapesAreNeitherCountedAsRequestsNorLogged()
     {

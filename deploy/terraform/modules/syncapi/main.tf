@@ -391,6 +391,29 @@ resource "aws_lb_listener_rule" "grpc" {
   }
 }
 
+# /metrics shares the REST port and needs no token (it shows the database nodes' addresses):
+# the internet gets a 404; Prometheus scrapes each instance's private address on 5080.
+resource "aws_lb_listener_rule" "metrics_not_public" {
+  listener_arn = aws_lb_listener.https.arn
+  priority     = 5
+
+  action {
+    type = "fixed-response"
+
+    fixed_response {
+      content_type = "text/plain"
+      message_body = "Not Found"
+      status_code  = "404"
+    }
+  }
+
+  condition {
+    path_pattern {
+      values = ["/metrics", "/metrics/*"]
+    }
+  }
+}
+
 resource "aws_lb_listener" "http_redirect" {
   load_balancer_arn = aws_lb.this.arn
   port              = 80

@@ -31,6 +31,13 @@ public static class StorageDataSource
     public const string ReadKey = "storage-read";
 
     /// <summary>
+    /// The pool names in Npgsql's metrics (<c>db_client_connection_pool_name</c>). Without a name Npgsql
+    /// labels a pool with its connection string, which puts hosts, database and user name on /metrics.
+    /// </summary>
+    public const string WritePoolName = "kobo-sync";
+    public const string ReadPoolName = "kobo-sync-reads";
+
+    /// <summary>
     /// How often Npgsql re-learns which host of a multi-host list is the primary (its default is 10 s):
     /// after a failover, writes reach the new primary this long after Patroni promotes it at worst.
     /// </summary>
@@ -55,14 +62,11 @@ public static class StorageDataSource
             builder.LoadBalanceHosts = true;
         }
 
-        return new NpgsqlDataSourceBuilder(builder.ConnectionString).Build();
+        return new NpgsqlDataSourceBuilder(builder.ConnectionString) { Name = ReadPoolName }.Build();
     }
 
-    public static NpgsqlDataSource Create(string connectionString)
-    {
-        var builder = new NpgsqlDataSourceBuilder(WithServiceDefaults(connectionString));
-        return builder.Build();
-    }
+    public static NpgsqlDataSource Create(string connectionString) =>
+        new NpgsqlDataSourceBuilder(WithServiceDefaults(connectionString)) { Name = WritePoolName }.Build();
 
     private static HashSet<string> Keys(string connectionString)
     {

@@ -224,8 +224,9 @@ public sealed class EmbeddedPostgres : IAsyncDisposable
     private async Task CreateDatabaseIfMissingAsync(CancellationToken cancellationToken)
     {
         var admin = new NpgsqlConnectionStringBuilder(ConnectionString) { Database = "postgres", Pooling = false };
-        await using var connection = new NpgsqlConnection(admin.ConnectionString);
-        await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
+        // Named, so that Npgsql's metrics label it by name and not by its connection string.
+        await using var source = new NpgsqlDataSourceBuilder(admin.ConnectionString) { Name = "kobo-sync-embedded-admin" }.Build();
+        await using var connection = await source.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var exists = new NpgsqlCommand("SELECT 1 FROM pg_database WHERE datname = $1", connection)
         {
             Parameters = { new NpgsqlParameter<string> { TypedValue = Settings.Database } },
