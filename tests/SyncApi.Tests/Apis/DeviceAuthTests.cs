@@ -73,6 +73,21 @@ public sealed class DeviceAuthTests : IClassFixture<DemoDatabase>, IDisposable
     }
 
     [Fact]
+    public async Task AHandSignedTokenIsAccepted()
+    {
+        // The control for the next test: the same signing, without the repeated claim, passes.
+        var client = _service.CreateClient().WithToken(TestTokens.SignedRaw(TestTokens.PayloadWith(string.Empty)));
+        await client.GetJsonAsync(UserPath, 200);
+    }
+
+    [Theory]
+    [InlineData(",\"sub\":\"13\"", "sub")]
+    [InlineData(",\"did\":\"another-device\"", "did")]
+    [InlineData(",\"exp\":4102444800", "exp")]
+    public async Task ATokenNamingAClaimTwiceIsUnauthorized(string repeated, string claim) =>
+        await AssertUnauthorized(TestTokens.SignedRaw(TestTokens.PayloadWith(repeated)), $"'{claim}' more than once");
+
+    [Fact]
     public async Task ADeviceOfAnotherUserIsForbidden()
     {
         var client = _service.CreateClient().WithToken(TestTokens.For(123));

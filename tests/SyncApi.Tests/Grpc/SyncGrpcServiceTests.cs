@@ -80,10 +80,12 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     [InlineData("wrong-key")]
     [InlineData("expired")]
     [InlineData("issued-in-the-future")]
+    [InlineData("a-claim-named-twice")]
     public async Task ABadTokenIsUnauthenticatedWithTheHandlersReason(string kind)
     {
         var token = kind switch
         {
+            "a-claim-named-twice" => TestTokens.SignedRaw(TestTokens.PayloadWith(",\"sub\":\"12\"")),
             "issued-in-the-future" => TestTokens.For(12, issuedAt: DateTime.UtcNow.AddMinutes(10)),
             "wrong-key" => TestTokens.For(12, key: "some-other-signing-key-of-at-least-32-bytes"),
             "expired" => TestTokens.For(12, expires: DateTime.UtcNow.AddHours(-2)),

@@ -46,4 +46,23 @@ public static class TestTokens
                 new SymmetricSecurityKey(Encoding.UTF8.GetBytes(key)), SecurityAlgorithms.HmacSha256),
         });
     }
+
+    /// <summary>
+    /// A token whose payload is exactly <paramref name="payloadJson"/> (HS256 with <paramref name="key"/>),
+    /// for payloads no token library would write, such as one naming a claim twice.
+    /// </summary>
+    public static string SignedRaw(string payloadJson, string key = SigningKey)
+    {
+        static string Segment(byte[] bytes) => Base64UrlEncoder.Encode(bytes);
+        var signed = $"{Segment("""{"alg":"HS256","typ":"JWT"}"""u8.ToArray())}.{Segment(Encoding.UTF8.GetBytes(payloadJson))}";
+        using var hmac = new System.Security.Cryptography.HMACSHA256(Encoding.UTF8.GetBytes(key));
+        return $"{signed}.{Segment(hmac.ComputeHash(Encoding.ASCII.GetBytes(signed)))}";
+    }
+
+    /// <summary>The claims of a good token for user 12 with <paramref name="extra"/> members appended, as JSON.</summary>
+    public static string PayloadWith(string extra)
+    {
+        var now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        return $$"""{"iss":"kobo-sync","aud":"kobo-devices","sub":"12","did":"test-device","iat":{{now}},"nbf":{{now}},"exp":{{now + 3600}}{{extra}}}""";
+    }
 }

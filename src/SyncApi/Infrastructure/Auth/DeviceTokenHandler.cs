@@ -60,6 +60,11 @@ internal sealed class DeviceTokenHandler(
             return AuthenticateResult.Fail(Describe(result.Exception));
         }
 
+        if (JwtDuplicateMembers.Find(token) is { } repeated)
+        {
+            return AuthenticateResult.Fail($"The token names '{repeated}' more than once.");
+        }
+
         if (!result.Claims.TryGetValue(DeviceAuthentication.UserClaim, out var sub) || sub is not string userText
             || !UserNo.TryParse(userText, out var userNo)
             || !result.Claims.TryGetValue(DeviceAuthentication.DeviceClaim, out var did) || did is not string device
