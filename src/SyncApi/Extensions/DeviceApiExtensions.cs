@@ -39,8 +39,16 @@ public static class DeviceApiExtensions
         {
             options.SerializerOptions.TypeInfoResolverChain.Insert(0, DeviceJsonContext.Default);
             options.SerializerOptions.TypeInfoResolverChain.Insert(1, SyncJsonContext.Default);
+            // A key given twice ({"text":"a","text":"b"}) is refused, not silently last-wins.
+            options.SerializerOptions.AllowDuplicateProperties = false;
         });
-        builder.Services.AddOpenApi();
+        // No "servers": the generator would echo the request's Host header (any name a caller sends)
+        // as the API's address. Without it, clients resolve paths against the document's own URL.
+        builder.Services.AddOpenApi(options => options.AddDocumentTransformer((document, _, _) =>
+        {
+            document.Servers = [];
+            return Task.CompletedTask;
+        }));
         return builder;
     }
 

@@ -175,6 +175,8 @@ public sealed class PushChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
     [InlineData("{\"changes\": 5}", "body", "Path: $.changes")]
     [InlineData("not json", "body", "Path: $")]
     [InlineData("{\"changes\": [", "body", "Path: $.changes")]
+    [InlineData("{\"changes\": [], \"changes\": [{\"bookNo\": \"5\", \"key\": \"k\", \"op\": \"delete\", \"modifiedAt\": \"2024-03-01T10:00:00Z\"}]}", "body", "Duplicate")]
+    [InlineData("{\"changes\": [{\"bookNo\": \"5\", \"key\": \"k\", \"op\": \"upsert\", \"text\": \"a\", \"start\": 0, \"length\": 1, \"text\": \"b\", \"modifiedAt\": \"2024-03-01T10:00:00Z\"}]}", "body", "Duplicate property 'text'")]
     public async Task AMalformedBodyIs400ProblemJsonSayingWhatWasWrong(string body, string field, string detail)
     {
         var user = db.NewUser();

@@ -164,6 +164,20 @@ public sealed class UsersApiTests : IClassFixture<DemoDatabase>, IDisposable
     }
 
     [Fact]
+    public async Task TheOpenApiDocumentDoesNotEchoTheCallersHostHeader()
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Get, "/openapi/v1.json");
+        request.Headers.Host = "attacker.example";
+        using var response = await _service.CreateClient().SendAsync(request, TestTimeout.Token);
+        var document = await response.Content.ReadAsStringAsync(TestTimeout.Token);
+
+        Assert.Equal(200, (int)response.StatusCode);
+        Assert.Contains("/v1/users/{userNo}", document, StringComparison.Ordinal);
+        Assert.DoesNotContain("attacker.example", document, StringComparison.Ordinal);
+        Assert.DoesNotContain("\"servers\"", document, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task TheServiceIsReadyWhenItsDatabaseIs()
     {
         using var response = await _service.CreateClient().GetAsync(new Uri("/healthz/ready", UriKind.Relative), TestTimeout.Token);
