@@ -30,6 +30,7 @@ public sealed class ServiceDefaultsTests : IDisposable
         Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
         using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
         Assert.Equal(404, problem.RootElement.GetProperty("status").GetInt32());
+        Assert.NotEmpty(problem.RootElement.GetProperty("detail").GetString()!);
         var traceId = problem.RootElement.GetProperty("traceId").GetString();
         Assert.Matches("^[0-9a-f]{32}$", traceId);
 
@@ -70,6 +71,44 @@ public sealed class ServiceDefaultsTests : IDisposable
         Assert.Equal(HttpStatusCode.OK, response.StatusCode);
         Assert.NotEmpty(_factory.Logs.RequestLines);
         Assert.DoesNotContain(secret, _factory.Logs.RenderAll(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AMethodAPathDoesNotTakeIsAProblemThatNamesTheMethod()
+    {
+        using var client = _factory.CreateClient().WithToken(TestTokens.For(12));
+        using var request = new HttpRequestMessage(HttpMethod.Patch, "/v1/users/12/highlights");
+
+        using var response = await client.SendAsync(request, TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
+        Assert.Contains("PATCH", problem.RootElement.GetProperty("detail").GetString(), StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData(null, "/v1/users/12", 401)]
+    [InlineData("valid", "/v1/users/not-a-number", 400)]
+    [InlineData("valid", "/v1/users/13", 403)]
+    public async Task ARefusalIsProblemJsonWithADetailWhateverTheAcceptHeaderAsks(string? token, string path, int status)
+    {
+        using var client = _factory.CreateClient();
+        if (token is not null)
+        {
+            client.WithToken(TestTokens.For(12));
+        }
+
+        using var request = new HttpRequestMessage(HttpMethod.Get, path);
+        request.Headers.Accept.ParseAdd("application/xml");
+
+        using var response = await client.SendAsync(request, TestTimeout.Token);
+
+        Assert.Equal(status, (int)response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
+        Assert.NotEmpty(problem.RootElement.GetProperty("detail").GetString()!);
+        Assert.Equal(status, problem.RootElement.GetProperty("status").GetInt32());
     }
 
     public void Dispose() => _factory.Dispose();

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Logging;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
@@ -31,7 +32,10 @@ public static class ServiceDefaultsExtensions
             // The same id the request's log line carries, so a device's error report finds the log.
             context.ProblemDetails.Extensions["traceId"] =
                 Activity.Current?.TraceId.ToString() ?? context.HttpContext.TraceIdentifier;
+            context.ProblemDetails.Detail ??= ProblemJsonWriter.DefaultDetail(context.HttpContext);
         });
+        // After the framework's writer: it answers whatever Accept asked for.
+        builder.Services.AddSingleton<IProblemDetailsWriter, ProblemJsonWriter>();
 
         builder.Services.AddHealthChecks();
         return builder;

@@ -196,6 +196,23 @@ public sealed class PushChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
     }
 
     [Fact]
+    public async Task ABodyInACharsetTheServiceDoesNotKnowIs415ProblemJson()
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user);
+        using var content = new ByteArrayContent(System.Text.Encoding.UTF8.GetBytes("{\"changes\": []}"));
+        content.Headers.TryAddWithoutValidation("Content-Type", "application/json; charset=x-unknown");
+
+        using var response = await device.PostAsync(new Uri($"/v1/users/{user}/changes", UriKind.Relative), content, TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.UnsupportedMediaType, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
+        Assert.Contains("x-unknown", problem.RootElement.GetProperty("detail").GetString(), StringComparison.Ordinal);
+        Assert.Empty(await db.StoredAsync(user));
+    }
+
+    [Fact]
     public async Task PushingForAnUnknownUserIs404()
     {
         using var device = db.Device(987_654);

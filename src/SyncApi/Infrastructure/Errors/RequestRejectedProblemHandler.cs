@@ -3,6 +3,7 @@ using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Mvc;
+using Microsoft.Net.Http.Headers;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
 
@@ -37,6 +38,9 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             BadHttpRequestException { InnerException: System.Text.Json.JsonException json } =>
                 Problem(StatusCodes.Status400BadRequest, "Invalid request", $"The body is not the expected JSON: {json.Message}", BodyField),
             BadHttpRequestException bad => Problem(bad.StatusCode, "Bad request", bad.Message),
+            // The framework reads a JSON body in the charset its Content-Type names, and throws when it has no such encoding.
+            InvalidOperationException when UnknownCharset(httpContext.Request) is { } charset => Problem(
+                StatusCodes.Status415UnsupportedMediaType, "Unsupported media type", $"The body's charset '{charset}' is not one this service reads; send the JSON in UTF-8.", BodyField),
             StorageUnavailableException unavailable => Unavailable(httpContext, unavailable),
             _ => null,
         };
@@ -52,6 +56,24 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             ProblemDetails = problem,
             Exception = exception,
         });
+    }
+
+    private static string? UnknownCharset(HttpRequest request)
+    {
+        if (!MediaTypeHeaderValue.TryParse(request.ContentType, out var type) || type.Charset is not { Length: > 0 } charset)
+        {
+            return null;
+        }
+
+        try
+        {
+            _ = System.Text.Encoding.GetEncoding(charset.Value!.Trim('"'));
+            return null;
+        }
+        catch (ArgumentException)
+        {
+            return charset.Value;
+        }
     }
 
     private static ProblemDetails Unavailable(HttpContext httpContext, StorageUnavailableException unavailable)

@@ -1,0 +1,160 @@
+using System.Collections.Concurrent;
+using System.Net.Http.Headers;
+using System.Text;
+using System.Text.Json;
+using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
+using Microsoft.AspNetCore.Http;
+using Serilog.Events;
+
+namespace Kobo.Sync.SyncApi.Tests.Fuzz;
+
+/// <summary>
+/// A class fixture for the fuzz tests: a database of its own (users 1..20, books 1..20), the whole
+/// service on it over real sockets, and the fuzzed user's data: highlights on several pages, owned
+/// books, and real cursors and sync tokens for the generators to send back or mutate. Only the fuzzed
+/// user has tokens; the bystander's data must come out of every run untouched.
+/// </summary>
+public sealed class FuzzedService : PostgresDatabase
+{
+    public const long User = 1;
+    public const long Bystander = 2;
+    private SyncGrpcTestHost? _host;
+
+    internal SyncGrpcTestHost Host => _host ?? throw new InvalidOperationException("The service is not started yet.");
+
+    /// <summary>Cursors and sync tokens the service really issued to the fuzzed user.</summary>
+    internal FuzzWorld World { get; private set; } = null!;
+
+    public override async Task InitializeAsync()
+    {
+        await base.InitializeAsync();
+        await new SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
+        await using (var command = DataSource.CreateCommand("""
+            INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 20) n;
+            INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n;
+            INSERT INTO users_books (user_no, book_no, acquired_at, seq, modified_at) SELECT u, b, now(), b, now() FROM generate_series(1, 2) u, generate_series(1, 5) b;
+            UPDATE users SET change_seq = 5 WHERE user_no IN (1, 2);
+            """))
+        {
+            await command.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
+        // Request lines are not kept (thousands of them would weigh on the memory check); errors are.
+        _host = new SyncGrpcTestHost(ConnectionString, settings: new Dictionary<string, string?> { ["Serilog:MinimumLevel:Default"] = "Warning" });
+        World = await FuzzWorld.CreateAsync(Host);
+    }
+
+    public override async Task DisposeAsync()
+    {
+        _host?.Dispose();
+        await base.DisposeAsync();
+    }
+
+    /// <summary>
+    /// Runs <paramref name="run"/> and then checks what every fuzz run must leave behind: the bystander's
+    /// data untouched, the fuzzed user's rows changed only where an accepted request said it changed
+    /// them, no infinite timestamp stored, the errors the service logged, and the managed heap back near
+    /// where it started.
+    /// </summary>
+    internal async Task<FuzzReport> FuzzAsync(int count, Func<FuzzLedger, Range, Task<FuzzReport>> run)
+    {
+        var ledger = new FuzzLedger();
+        var before = await StoreSnapshot.TakeAsync(DataSource);
+        // The first fifth fills what fills once (pools, caches, JIT'd code); the heap is measured over the rest.
+        var warm = count / 5;
+        var report = await run(ledger, 0..warm);
+        var heapBefore = Heap();
+        report = report.Then(await run(ledger, warm..count));
+        var after = await StoreSnapshot.TakeAsync(DataSource);
+        report.Problems.AddRange(before.Explain(after, ledger));
+        report.Problems.AddRange(LoggedErrors());
+        var heapAfter = Heap();
+        report.HeapGrowth = heapAfter - heapBefore;
+        if (heapAfter - heapBefore > MaxHeapGrowth)
+        {
+            report.Problems.Add($"The managed heap grew by {(heapAfter - heapBefore) / (1024 * 1024)} MiB over the last {count - warm} inputs (from {heapBefore / (1024 * 1024)} MiB), more than {MaxHeapGrowth / (1024 * 1024)} MiB.");
+        }
+
+        return report;
+    }
+
+    /// <summary>Generous (runs here grow 0-20 MiB): after the warm-up nothing should stay per request; a leak of 16 KiB a request passes it within 2,000 inputs.</summary>
+    private const long MaxHeapGrowth = 32L * 1024 * 1024;
+
+    private static long Heap()
+    {
+        GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+        GC.WaitForPendingFinalizers();
+        return GC.GetTotalMemory(forceFullCollection: true);
+    }
+
+    /// <summary>The distinct errors the service logged (with a stack trace), then forgets them.</summary>
+    private IEnumerable<string> LoggedErrors()
+    {
+        // The exception handler logs every exception it sees, the refusals it turns into a 4xx included.
+        var errors = Host.Logs.Events
+            .Where(e => e.Level >= LogEventLevel.Error && e.Exception is not (Domain.Reading.RequestRejectedException or BadHttpRequestException))
+            .ToList();
+        Host.Logs.Clear();
+        return errors
+            .GroupBy(e => e.Exception is { } exception ? $"{exception.GetType().FullName} at {exception.TargetSite?.DeclaringType?.Name}.{exception.TargetSite?.Name}" : e.MessageTemplate.Text)
+            .OrderByDescending(g => g.Count())
+            .Take(8)
+            .Select(g => $"The service logged {g.Count()} error(s) like: {g.First().RenderMessage()}{Environment.NewLine}{g.First().Exception}");
+    }
+}
+
+/// <summary>Real cursors and sync tokens of the fuzzed user, obtained through the service itself.</summary>
+internal sealed record FuzzWorld(string[] Cursors, string[] BookCursors, string[] SyncTokens)
+{
+    public static async Task<FuzzWorld> CreateAsync(SyncGrpcTestHost host)
+    {
+        using var rest = new HttpClient { BaseAddress = host.RestAddress };
+        rest.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", TestTokens.For(FuzzedService.User, "setup-device"));
+        foreach (var user in new[] { FuzzedService.User, FuzzedService.Bystander })
+        {
+            using var device = new HttpClient { BaseAddress = host.RestAddress };
+            device.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", TestTokens.For(user, "setup-device"));
+            var changes = Enumerable.Range(0, 12).Select(i =>
+                $$"""{"op":"upsert","bookNo":"{{1 + (i % 3)}}","key":"seed{{i}}","text":"seeded {{i}}","start":{{i}},"length":5,"color":"yellow","modifiedAt":"2026-01-01T00:00:00Z"}""");
+            using var push = await device.PostAsync(
+                $"/v1/users/{user}/changes", new StringContent($$"""{"changes":[{{string.Join(',', changes)}}]}""", Encoding.UTF8, "application/json"), TestTimeout.Token);
+            Assert.True(push.IsSuccessStatusCode, await push.Content.ReadAsStringAsync(TestTimeout.Token));
+        }
+
+        var cursor = await PropertyAsync(rest, $"/v1/users/{FuzzedService.User}/highlights?pageSize=3", "nextCursor");
+        var bookCursor = await PropertyAsync(rest, $"/v1/users/{FuzzedService.User}/books/1/highlights?pageSize=2", "nextCursor");
+        var midway = await PropertyAsync(rest, $"/v1/users/{FuzzedService.User}/changes?pageSize=4", "syncToken");
+        var caughtUp = await PropertyAsync(rest, $"/v1/users/{FuzzedService.User}/changes?pageSize=1000", "syncToken");
+        var grpcPage = await host.Client.Sync.ListUserHighlightsAsync(
+            new ListUserHighlightsRequest { UserNo = FuzzedService.User, PageSize = 5 }, GrpcTestClient.ToMetadata(SyncGrpcTestHost.As(FuzzedService.User)));
+        return new FuzzWorld([cursor, grpcPage.NextCursor], [bookCursor], [midway, caughtUp]);
+    }
+
+    private static async Task<string> PropertyAsync(HttpClient rest, string path, string name)
+    {
+        var body = await rest.GetStringAsync(path, TestTimeout.Token);
+        return JsonDocument.Parse(body).RootElement.GetProperty(name).GetString()!;
+    }
+}
+
+/// <summary>What the accepted requests of a run said they stored: the only changes a run may leave.</summary>
+internal sealed class FuzzLedger
+{
+    public ConcurrentDictionary<string, bool> Written { get; } = new(StringComparer.Ordinal);
+
+    public ConcurrentDictionary<string, bool> Devices { get; } = new(StringComparer.Ordinal);
+
+    public void Wrote(string id) => Written[id] = true;
+
+    public void Touched(IEnumerable<string> devices)
+    {
+        foreach (var device in devices)
+        {
+            Devices[device] = true;
+        }
+    }
+}

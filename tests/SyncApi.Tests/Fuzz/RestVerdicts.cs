@@ -1,0 +1,125 @@
+using System.Net.Http.Headers;
+using System.Text;
+using System.Text.Json;
+
+namespace Kobo.Sync.SyncApi.Tests.Fuzz;
+
+/// <summary>
+/// Sends a <see cref="RestCall"/> and judges the answer: never a 5xx; every refusal an RFC 9457
+/// problem+json with a detail; a token that must be refused gets a 401; what an accepted request says
+/// it stored goes into the <see cref="FuzzLedger"/>. Returns null when all is right.
+/// </summary>
+internal static class RestVerdicts
+{
+    public static async Task<string?> CheckAsync(HttpClient rest, RestCall call, FuzzLedger ledger, CancellationToken cancellationToken)
+    {
+        using var request = new HttpRequestMessage(call.Method, new Uri(rest.BaseAddress!, call.Target));
+        if (call.Auth.Header is { } authorization)
+        {
+            request.Headers.TryAddWithoutValidation("Authorization", authorization);
+        }
+
+        foreach (var (name, value) in call.Headers)
+        {
+            request.Headers.TryAddWithoutValidation(name, value);
+        }
+
+        if (call.Body is { } body)
+        {
+            request.Content = new ByteArrayContent(body);
+            request.Content.Headers.ContentType = null;
+            if (call.ContentType is { } contentType)
+            {
+                request.Content.Headers.TryAddWithoutValidation("Content-Type", contentType);
+            }
+        }
+
+        using var response = await rest.SendAsync(request, cancellationToken);
+        var bytes = await response.Content.ReadAsByteArrayAsync(cancellationToken);
+        var status = (int)response.StatusCode;
+        var text = Encoding.UTF8.GetString(bytes, 0, Math.Min(bytes.Length, 2_000));
+        var what = $"REST {call.Operation}";
+        if (status >= 500)
+        {
+            return $"{what}: {status} | {text}";
+        }
+
+        if (call.Auth.MustBeRefused && status < 400)
+        {
+            return $"{what}: a token that must be refused got {status} | {text}";
+        }
+
+        // Kestrel's HTTP/1.1 parser refuses what it cannot parse or what passes its limits (a request
+        // line over 8 KiB, headers over 32 KiB, a NUL in the path) before the service sees it: an empty
+        // answer on a closed connection. Nothing of the service ran, so there is no problem to write.
+        if (status is 400 or 414 or 431 && bytes.Length == 0 && response.Headers.ConnectionClose == true)
+        {
+            return null;
+        }
+
+        if (status >= 400)
+        {
+            return Problem(what, status, response.Content.Headers.ContentType, bytes, call.Method == HttpMethod.Head);
+        }
+
+        if (status is >= 200 and < 300)
+        {
+            return Record(call, bytes, ledger);
+        }
+
+        return $"{what}: unexpected {status} | {text}";
+    }
+
+    private static string? Problem(string what, int status, MediaTypeHeaderValue? contentType, byte[] body, bool head)
+    {
+        if (contentType?.MediaType != "application/problem+json")
+        {
+            return $"{what}: {status} without problem+json | content type {contentType?.ToString() ?? "(none)"}, {body.Length} bytes";
+        }
+
+        if (head)
+        {
+            return null;
+        }
+
+        try
+        {
+            using var problem = JsonDocument.Parse(body);
+            return problem.RootElement.TryGetProperty("detail", out var detail) && detail.ValueKind == JsonValueKind.String && detail.GetString()!.Length > 0
+                ? null
+                : $"{what}: {status} problem without a detail | {Encoding.UTF8.GetString(body)}";
+        }
+        catch (JsonException)
+        {
+            return $"{what}: {status} problem+json that is not JSON | {Encoding.UTF8.GetString(body)}";
+        }
+    }
+
+    private static string? Record(RestCall call, byte[] body, FuzzLedger ledger)
+    {
+        switch (call.Operation)
+        {
+            case "PushChanges":
+                using (var answer = JsonDocument.Parse(body))
+                {
+                    foreach (var result in answer.RootElement.GetProperty("results").EnumerateArray())
+                    {
+                        if (result.GetProperty("status").GetString() is "applied" or "conflict")
+                        {
+                            ledger.Wrote(result.GetProperty("id").GetString()!);
+                        }
+                    }
+                }
+
+                break;
+            case "PullChanges":
+                ledger.Touched(call.Auth.Devices);
+                break;
+            case "RevokeDevice":
+                ledger.Touched([call.RevokedDevice!]);
+                break;
+        }
+
+        return null;
+    }
+}
