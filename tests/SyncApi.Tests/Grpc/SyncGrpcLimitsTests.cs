@@ -1,0 +1,73 @@
+using Google.Protobuf.WellKnownTypes;
+using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.SyncApi.Tests.Apis.Support;
+using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
+using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;
+
+namespace Kobo.Sync.SyncApi.Tests.Grpc;
+
+/// <summary>
+/// The whole service over gRPC with text the store cannot keep: a change is rejected alone (as over
+/// REST), never INTERNAL.
+/// </summary>
+public sealed class SyncGrpcLimitsTests : IClassFixture<SyncServiceDatabase>, IDisposable
+{
+    private const string Service = "kobo.sync.v1.SyncService";
+    private static readonly DateTimeOffset T0 = DateTimeOffset.UtcNow.AddHours(-1);
+    private readonly SyncServiceDatabase _db;
+    private readonly SyncGrpcTestHost _host;
+
+    public SyncGrpcLimitsTests(SyncServiceDatabase db)
+    {
+        _db = db;
+        _host = new SyncGrpcTestHost(db.ConnectionString);
+    }
+
+    public void Dispose() => _host.Dispose();
+
+    private Task<PushChangesResponse> PushAsync(long user, params PushedChange[] changes)
+    {
+        var request = new PushChangesRequest { UserNo = user };
+        request.Changes.AddRange(changes);
+        return _host.Client.UnaryAsync(Service, "PushChanges", request, PushChangesResponse.Parser, metadata: As(user), cancellationToken: TestTimeout.Token);
+    }
+
+    private async Task<List<HighlightChange>> PulledAsync(long user)
+    {
+        var page = await _host.Client.UnaryAsync(
+            Service, "PullChanges", new PullChangesRequest { UserNo = user, PageSize = 1000 }, PullChangesResponse.Parser,
+            metadata: As(user), cancellationToken: TestTimeout.Token);
+        Assert.False(page.HasMore);
+        return page.Changes.Where(c => c.ChangeCase == SyncChange.ChangeOneofCase.Highlight).Select(c => c.Highlight).OrderBy(h => h.Key, StringComparer.Ordinal).ToList();
+    }
+
+    private static PushedChange Upsert(string key, string text, Timestamp at, string? note = null)
+    {
+        var change = new PushedChange { Op = "upsert", BookNo = 7, Key = key, Text = text, Start = 10, Length = 42, Color = "yellow", ModifiedAt = at };
+        if (note is not null)
+        {
+            change.Note = note;
+        }
+
+        return change;
+    }
+
+    [Fact]
+    public async Task ATextOrNoteHoldingNulIsRejectedAloneAndTheRestOfTheBatchLands()
+    {
+        var user = _db.NewUser();
+        var at = Timestamp.FromDateTimeOffset(T0);
+
+        var pushed = await PushAsync(user,
+            Upsert("before", "fine", at), Upsert("nul-text", "a\0b", at), Upsert("nul-note", "fine", at, note: "x\0"), Upsert("after", "fine", at, note: "a note"));
+
+        Assert.Equal(["applied", "rejected", "rejected", "applied"], pushed.Results.Select(r => r.Status));
+        Assert.StartsWith("text:", pushed.Results[1].Reason, StringComparison.Ordinal);
+        Assert.Contains("U+0000", pushed.Results[1].Reason, StringComparison.Ordinal);
+        Assert.StartsWith("note:", pushed.Results[2].Reason, StringComparison.Ordinal);
+        var pulled = await PulledAsync(user);
+        Assert.Equal(["after", "before"], pulled.Select(h => h.Key));
+        Assert.Equal("a note", pulled[0].Note);
+    }
+}
