@@ -13,7 +13,6 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
     public const int MaxPageSize = 1_000;
-    public const int MaxDeviceIdLength = 128;
 
     public async Task<IReadOnlyList<ChangeResult>> PushAsync(
         DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange>? changes, CancellationToken cancellationToken)
@@ -171,9 +170,9 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
     public async Task RevokeDeviceAsync(DeviceCaller caller, UserNo user, string? deviceId, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        if (string.IsNullOrEmpty(deviceId) || deviceId.Length > MaxDeviceIdLength)
+        if (deviceId is null || !DeviceIds.IsValid(deviceId))
         {
-            throw new InvalidRequestException("deviceId", $"deviceId must be 1 to {MaxDeviceIdLength} characters.");
+            throw new InvalidRequestException("deviceId", $"deviceId must be {DeviceIds.Rule}.");
         }
 
         var revokedAt = await store.RevokeDeviceAsync(user, deviceId, cancellationToken).ConfigureAwait(false)

@@ -1,4 +1,5 @@
 using Google.Protobuf.WellKnownTypes;
+using Grpc.Core;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
@@ -9,7 +10,7 @@ namespace Kobo.Sync.SyncApi.Tests.Grpc;
 
 /// <summary>
 /// The whole service over gRPC with text the store cannot keep: a change is rejected alone (as over
-/// REST), never INTERNAL.
+/// REST), a device id is INVALID_ARGUMENT or UNAUTHENTICATED, never INTERNAL.
 /// </summary>
 public sealed class SyncGrpcLimitsTests : IClassFixture<SyncServiceDatabase>, IDisposable
 {
@@ -69,5 +70,31 @@ public sealed class SyncGrpcLimitsTests : IClassFixture<SyncServiceDatabase>, ID
         var pulled = await PulledAsync(user);
         Assert.Equal(["after", "before"], pulled.Select(h => h.Key));
         Assert.Equal("a note", pulled[0].Note);
+    }
+
+    [Fact]
+    public async Task RevokingADeviceIdWithAControlCharacterIsInvalidArgument()
+    {
+        var user = _db.NewUser();
+
+        var error = await Assert.ThrowsAsync<RpcException>(() => _host.Client.UnaryAsync(
+            Service, "RevokeDevice", new RevokeDeviceRequest { UserNo = user, DeviceId = "lost\0" }, RevokeDeviceResponse.Parser,
+            metadata: As(user), cancellationToken: TestTimeout.Token));
+
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("deviceId:", error.Status.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ATokenWhoseDeviceIdHoldsNulIsUnauthenticatedNotInternal()
+    {
+        var user = _db.NewUser();
+
+        var error = await Assert.ThrowsAsync<RpcException>(() => _host.Client.UnaryAsync(
+            Service, "PullChanges", new PullChangesRequest { UserNo = user }, PullChangesResponse.Parser,
+            metadata: [new("authorization", $"Bearer {TestTokens.For(user, "kobo\0libra")}")], cancellationToken: TestTimeout.Token));
+
+        Assert.Equal(StatusCode.Unauthenticated, error.StatusCode);
+        Assert.Contains("did", error.Status.Detail, StringComparison.Ordinal);
     }
 }
