@@ -15,7 +15,7 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
     public const int MaxPageSize = 1_000;
 
     public async Task<IReadOnlyList<ChangeResult>> PushAsync(
-        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange>? changes, CancellationToken cancellationToken)
+        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange?>? changes, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
         if (changes is null)
@@ -34,13 +34,13 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
         var validCount = 0;
         for (var i = 0; i < changes.Count; i++)
         {
-            if (changes[i] is null)
+            if (changes[i] is not { } pushed)
             {
                 results[i] = new ChangeResult(null, ChangeStatus.Rejected, null, "The change is empty.");
                 continue;
             }
 
-            var change = ChangeValidation.Check(user, changes[i], now, settings.MaxClockSkew, out var id, out var reason);
+            var change = ChangeValidation.Check(user, pushed, now, settings.MaxClockSkew, out var id, out var reason);
             if (change is null)
             {
                 results[i] = new ChangeResult(id, ChangeStatus.Rejected, null, reason);

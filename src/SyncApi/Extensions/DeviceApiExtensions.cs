@@ -40,7 +40,7 @@ public static class DeviceApiExtensions
             options.SerializerOptions.TypeInfoResolverChain.Insert(0, DeviceJsonContext.Default);
             options.SerializerOptions.TypeInfoResolverChain.Insert(1, SyncJsonContext.Default);
         });
-        builder.Services.AddOpenApi();
+        builder.Services.AddOpenApi(options => options.AddSchemaTransformer(PushedChangeJson.DescribeSchema));
         return builder;
     }
 

@@ -9,8 +9,9 @@ using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;
 namespace Kobo.Sync.SyncApi.Tests.Grpc;
 
 /// <summary>
-/// The whole service over gRPC with text the store cannot keep: a change is rejected alone (as over
-/// REST), a device id is INVALID_ARGUMENT or UNAUTHENTICATED, never INTERNAL.
+/// The whole service over gRPC with text the store cannot keep and timestamps outside the accepted
+/// range: a change is rejected alone (as over REST), a request is INVALID_ARGUMENT or UNAUTHENTICATED,
+/// never INTERNAL.
 /// </summary>
 public sealed class SyncGrpcLimitsTests : IClassFixture<SyncServiceDatabase>, IDisposable
 {
@@ -70,6 +71,26 @@ public sealed class SyncGrpcLimitsTests : IClassFixture<SyncServiceDatabase>, ID
         var pulled = await PulledAsync(user);
         Assert.Equal(["after", "before"], pulled.Select(h => h.Key));
         Assert.Equal("a note", pulled[0].Note);
+    }
+
+    [Theory]
+    [InlineData(253_402_300_800L, 0, "9999-12-31T23:59:59.999999Z")] // 10000-01-01T00:00:00Z
+    [InlineData(long.MaxValue, 0, "9999-12-31T23:59:59.999999Z")]
+    [InlineData(-62_135_596_800L, 0, "1970-01-01T00:00:00Z")] // 0001-01-01T00:00:00Z, PostgreSQL's -infinity to Npgsql
+    [InlineData(-1L, 999_999_999, "1970-01-01T00:00:00Z")]
+    [InlineData(1_700_000_000L, 1_000_000_000, "nanos")]
+    [InlineData(1_700_000_000L, -1, "nanos")]
+    public async Task AModifiedAtOutsideTheRangeIsRejectedAloneNotInternal(long seconds, int nanos, string hint)
+    {
+        var user = _db.NewUser();
+
+        var pushed = await PushAsync(user,
+            Upsert("bad", "t", new Timestamp { Seconds = seconds, Nanos = nanos }), Upsert("good", "t", Timestamp.FromDateTimeOffset(T0)));
+
+        Assert.Equal(["rejected", "applied"], pushed.Results.Select(r => r.Status));
+        Assert.StartsWith("modifiedAt:", pushed.Results[0].Reason, StringComparison.Ordinal);
+        Assert.Contains(hint, pushed.Results[0].Reason, StringComparison.Ordinal);
+        Assert.Equal(["good"], (await PulledAsync(user)).Select(h => h.Key));
     }
 
     [Fact]
