@@ -1,3 +1,6 @@
+using System.Net;
+using System.Text;
+using System.Text.Json;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
@@ -14,6 +17,15 @@ public sealed class PushLimitsTests(SyncServiceDatabase db) : IClassFixture<Sync
 
     private static object UpsertAt(string key, string modifiedAt) =>
         new { op = "upsert", bookNo = "7", key, text = "t", start = 10, length = 42, color = "yellow", modifiedAt };
+
+    private async Task<JsonElement[]> PushBodyAsync(HttpClient device, long user, string body)
+    {
+        using var response = await device.PostAsync(
+            new Uri($"/v1/users/{user}/changes", UriKind.Relative), new StringContent(body, Encoding.UTF8, "application/json"), TestTimeout.Token);
+        var answer = await response.Content.ReadAsStringAsync(TestTimeout.Token);
+        Assert.True(response.StatusCode == HttpStatusCode.OK, $"push: {(int)response.StatusCode} {answer}");
+        return JsonDocument.Parse(answer).RootElement.GetProperty("results").EnumerateArray().Select(e => e.Clone()).ToArray();
+    }
 
     private static async Task<string[]> PulledKeysAsync(HttpClient device, long user) =>
         (await device.PullAllAsync(user)).Changes.Where(c => c.Str("kind") == "highlight").Select(c => c.Str("key")).Order(StringComparer.Ordinal).ToArray();
@@ -37,6 +49,27 @@ public sealed class PushLimitsTests(SyncServiceDatabase db) : IClassFixture<Sync
         Assert.Equal($"highlights/users{user}-ebooks/7/nul-text", results[1].Str("id"));
         Assert.Equal(["after", "before"], await PulledKeysAsync(device, user));
         Assert.Equal(2, (await db.StoredAsync(user)).Count);
+    }
+
+    [Fact]
+    public async Task AnUnpairedSurrogateEscapedInTextRejectsThatChangeNotTheWholeBody()
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user);
+        var at = T0.ToString("O", System.Globalization.CultureInfo.InvariantCulture);
+
+        // Half of an emoji, as a JavaScript device serialises a selection that cut it in two.
+        var results = await PushBodyAsync(device, user, $$"""
+            { "changes": [
+              { "op": "upsert", "bookNo": "7", "key": "half", "text": "smile \ud83d", "start": 1, "length": 2, "color": "blue", "modifiedAt": "{{at}}" },
+              { "op": "upsert", "bookNo": "7", "key": "whole", "text": "smile \ud83d\ude00 \u00e9\n", "start": 1, "length": 2, "color": "blue", "modifiedAt": "{{at}}" } ] }
+            """);
+
+        Assert.Equal(["rejected", "applied"], results.Select(r => r.Str("status")));
+        Assert.StartsWith("text:", results[0].Str("reason"), StringComparison.Ordinal);
+        Assert.Contains("surrogate", results[0].Str("reason"), StringComparison.Ordinal);
+        var pulled = Assert.Single((await device.PullAllAsync(user)).Changes, c => c.Str("kind") == "highlight");
+        Assert.Equal("smile \U0001F600 \u00e9\n", pulled.Str("text"));
     }
 
     [Theory]
