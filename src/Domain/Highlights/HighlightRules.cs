@@ -1,6 +1,11 @@
+using Kobo.Sync.Domain.Text;
+
 namespace Kobo.Sync.Domain.Highlights;
 
-/// <summary>What a stored highlight must satisfy, whoever wrote it (a device push or the seeder).</summary>
+/// <summary>
+/// What a stored highlight must satisfy, whoever wrote it (a device push or the seeder). Lengths count
+/// UTF-16 code units, as .NET strings do (a character outside the Basic Multilingual Plane counts two).
+/// </summary>
 public static class HighlightRules
 {
     public const int MaxTextLength = 10_000;
@@ -17,6 +22,10 @@ public static class HighlightRules
         else if (text.Length > MaxTextLength)
         {
             problems["text"] = $"Text is longer than {MaxTextLength} characters.";
+        }
+        else if (StorableText.Problem(text) is { } unstorable)
+        {
+            problems["text"] = $"Text {unstorable}, which cannot be stored.";
         }
 
         if (start < 0)
@@ -37,6 +46,10 @@ public static class HighlightRules
         if (note is { Length: > MaxNoteLength })
         {
             problems["note"] = $"Note is longer than {MaxNoteLength} characters.";
+        }
+        else if (note is not null && StorableText.Problem(note) is { } unstorable)
+        {
+            problems["note"] = $"Note {unstorable}, which cannot be stored.";
         }
 
         return problems;

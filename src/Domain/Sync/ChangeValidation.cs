@@ -40,9 +40,14 @@ public static class ChangeValidation
             return null;
         }
 
-        if (change.ModifiedAt is not { } modifiedAt)
+        if (change.ModifiedAt is not { } sentAt)
         {
             reason = "modifiedAt: required, the device time of the edit (ISO 8601 with an offset).";
+            return null;
+        }
+
+        if (!sentAt.TryResolve(out var modifiedAt, out reason))
+        {
             return null;
         }
 
@@ -69,7 +74,7 @@ public static class ChangeValidation
         }
 
         // A device clock running ahead must not win every future conflict: clamp it to server time.
-        var at = modifiedAt > now + maxClockSkew ? now : modifiedAt;
+        var at = modifiedAt > now + maxClockSkew ? DeviceTime.ToMicroseconds(now) : modifiedAt;
         return isDelete
             ? new ValidChange(highlightId, true, baseVersion, null, null, null, null, null, at)
             : new ValidChange(highlightId, false, baseVersion, change.Text, change.Start, change.Length, change.Color, change.Note, at);

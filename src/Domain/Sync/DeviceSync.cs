@@ -13,10 +13,9 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
     public const int MaxPageSize = 1_000;
-    public const int MaxDeviceIdLength = 128;
 
     public async Task<IReadOnlyList<ChangeResult>> PushAsync(
-        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange>? changes, CancellationToken cancellationToken)
+        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange?>? changes, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
         if (changes is null)
@@ -35,13 +34,13 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
         var validCount = 0;
         for (var i = 0; i < changes.Count; i++)
         {
-            if (changes[i] is null)
+            if (changes[i] is not { } pushed)
             {
                 results[i] = new ChangeResult(null, ChangeStatus.Rejected, null, "The change is empty.");
                 continue;
             }
 
-            var change = ChangeValidation.Check(user, changes[i], now, settings.MaxClockSkew, out var id, out var reason);
+            var change = ChangeValidation.Check(user, pushed, now, settings.MaxClockSkew, out var id, out var reason);
             if (change is null)
             {
                 results[i] = new ChangeResult(id, ChangeStatus.Rejected, null, reason);
@@ -171,9 +170,9 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
     public async Task RevokeDeviceAsync(DeviceCaller caller, UserNo user, string? deviceId, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        if (string.IsNullOrEmpty(deviceId) || deviceId.Length > MaxDeviceIdLength)
+        if (deviceId is null || !DeviceIds.IsValid(deviceId))
         {
-            throw new InvalidRequestException("deviceId", $"deviceId must be 1 to {MaxDeviceIdLength} characters.");
+            throw new InvalidRequestException("deviceId", $"deviceId must be {DeviceIds.Rule}.");
         }
 
         var revokedAt = await store.RevokeDeviceAsync(user, deviceId, cancellationToken).ConfigureAwait(false)

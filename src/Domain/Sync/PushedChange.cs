@@ -1,8 +1,9 @@
 namespace Kobo.Sync.Domain.Sync;
 
 /// <summary>
-/// One change of a push, as the device sent it (REST JSON and gRPC map to this unchanged). Nothing is
-/// trusted yet: <see cref="ChangeValidation"/> turns it into a <see cref="ValidChange"/> or a reason.
+/// One change of a push, as the device sent it (REST JSON and gRPC map to this unchanged; the time stays
+/// as sent, see <see cref="DeviceTime"/>). Nothing is trusted yet: <see cref="ChangeValidation"/> turns it
+/// into a <see cref="ValidChange"/> or a reason.
 /// </summary>
 public sealed record PushedChange(
     string? Op,
@@ -14,4 +15,4 @@ public sealed record PushedChange(
     int? Length,
     string? Color,
     string? Note,
-    DateTimeOffset? ModifiedAt);
+    DeviceTime? ModifiedAt);

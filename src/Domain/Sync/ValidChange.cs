@@ -3,8 +3,8 @@ using Kobo.Sync.Domain.Ids;
 namespace Kobo.Sync.Domain.Sync;
 
 /// <summary>
-/// A pushed change that passed validation. <see cref="ModifiedAt"/> is the device time, already
-/// clamped to server time when it lay too far in the future.
+/// A pushed change that passed validation. <see cref="ModifiedAt"/> is the device time in whole
+/// microseconds, already clamped to server time when it lay too far in the future.
 /// </summary>
 public sealed record ValidChange(
     HighlightId Id,

@@ -33,7 +33,8 @@ internal static class ChangesApi
     private static async Task<JsonHttpResult<PushResponse>> PushChanges(
         string userNo, PushRequest? body, HttpContext context, DeviceSync sync, SyncMetrics metrics, CancellationToken cancellationToken)
     {
-        var results = await sync.PushAsync(context.Caller(), RequestIds.User(userNo), body?.Changes, cancellationToken);
+        var results = await sync.PushAsync(
+            context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), cancellationToken);
         metrics.RecordPushResults(results);
         return TypedResults.Json(new PushResponse(results), SyncJsonContext.Default.PushResponse);
     }
@@ -54,7 +55,7 @@ internal static class ChangesApi
 }
 
 /// <summary>The push body: <c>{ "changes": [ ... ] }</c>.</summary>
-public sealed record PushRequest(IReadOnlyList<PushedChange>? Changes);
+public sealed record PushRequest(IReadOnlyList<PushedChangeJson?>? Changes);
 
 /// <summary>The push answer: one result per change, in request order.</summary>
 public sealed record PushResponse(IReadOnlyList<ChangeResult> Results);

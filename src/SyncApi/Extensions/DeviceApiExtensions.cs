@@ -44,11 +44,15 @@ public static class DeviceApiExtensions
         });
         // No "servers": the generator would echo the request's Host header (any name a caller sends)
         // as the API's address. Without it, clients resolve paths against the document's own URL.
-        builder.Services.AddOpenApi(options => options.AddDocumentTransformer((document, _, _) =>
+        builder.Services.AddOpenApi(options =>
         {
-            document.Servers = [];
-            return Task.CompletedTask;
-        }));
+            options.AddDocumentTransformer((document, _, _) =>
+            {
+                document.Servers = [];
+                return Task.CompletedTask;
+            });
+            options.AddSchemaTransformer(PushedChangeJson.DescribeSchema);
+        });
         return builder;
     }
 

@@ -19,7 +19,8 @@ internal static class SyncGrpcChanges
         change.HasLength ? change.Length : null,
         change.Color.Length == 0 ? null : change.Color,
         change.HasNote ? change.Note : null,
-        change.ModifiedAt?.ToDateTimeOffset());
+        // As sent: a Timestamp out of its range (or beyond ours) is that change's rejection, not a failed call.
+        change.ModifiedAt is { } at ? DeviceTime.FromUnix(at.Seconds, at.Nanos) : null);
 
     public static PushChangesResponse ToMessage(IReadOnlyList<Domain.Sync.ChangeResult> results)
     {

@@ -25,4 +25,26 @@ public sealed class HighlightRulesTests
 
         Assert.Equal(["text"], problems.Keys);
     }
+
+    // Built here: a test runner's serialised theory data would replace a lone surrogate with U+FFFD.
+    [Theory]
+    [InlineData("a", 0x0000, "b", "U+0000")]
+    [InlineData("half ", 0xD83D, "", "U+D83D")]
+    [InlineData("", 0xDE00, " half", "U+DE00")]
+    [InlineData("\ud83d\ude00", 0xDE00, "", "U+DE00")]
+    public void TextOrNoteTheStoreCannotKeepIsRejectedNamingTheCharacter(string before, int code, string after, string character)
+    {
+        var value = before + (char)code + after;
+
+        var problems = HighlightRules.Check(value, 0, 1, HighlightColor.Pink, value);
+
+        Assert.Equal(["note", "text"], problems.Keys.Order(StringComparer.Ordinal));
+        Assert.All(problems.Values, p => Assert.Contains(character, p, StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void EveryOtherCharacterIsKeptAsSent()
+    {
+        Assert.Empty(HighlightRules.Check("smile \ud83d\ude00\t\r\n\u0001\u007f\ufffe\uffff", 0, 1, HighlightColor.Pink, "\u0085"));
+    }
 }

@@ -96,10 +96,10 @@ public sealed class ConflictRulesTests
     public void ADeviceTimeTooFarAheadIsClampedToServerTime()
     {
         var change = ChangeValidation.Check(
-            new UserNo(1), new PushedChange("upsert", "7", "k", null, "t", 1, 2, "yellow", null, Now.AddHours(1)),
+            new UserNo(1), new PushedChange("upsert", "7", "k", null, "t", 1, 2, "yellow", null, DeviceTime.FromInstant(Now.AddHours(1))),
             Now, TimeSpan.FromMinutes(5), out _, out var reason);
         var within = ChangeValidation.Check(
-            new UserNo(1), new PushedChange("upsert", "7", "k", null, "t", 1, 2, "yellow", null, Now.AddMinutes(4)),
+            new UserNo(1), new PushedChange("upsert", "7", "k", null, "t", 1, 2, "yellow", null, DeviceTime.FromInstant(Now.AddMinutes(4))),
             Now, TimeSpan.FromMinutes(5), out _, out _);
         Assert.Null(reason);
         Assert.Equal(Now, change!.ModifiedAt);

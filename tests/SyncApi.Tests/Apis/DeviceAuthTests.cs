@@ -60,6 +60,13 @@ public sealed class DeviceAuthTests : IClassFixture<DemoDatabase>, IDisposable
     public async Task ATokenWhoseSubjectIsNotAUserNumberIsUnauthorized() =>
         await AssertUnauthorized(TestTokens.For(12, sub: "users/12"), "sub");
 
+    [Theory]
+    [InlineData("kobo\0libra")]
+    [InlineData("kobo\nlibra")]
+    [InlineData("\u0085")]
+    public async Task ATokenWhoseDeviceIdHoldsAControlCharacterIsUnauthorized(string deviceId) =>
+        await AssertUnauthorized(TestTokens.For(12, device: deviceId), "did");
+
     [Fact]
     public async Task AGarbledTokenIsUnauthorized() =>
         await AssertUnauthorized("not.a.token", "not a valid");

@@ -98,6 +98,26 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
         Assert.Equal(HttpStatusCode.Unauthorized, status);
     }
 
+    // U+0000 never gets this far: the server refuses %00 in a path with a bare 400 before any endpoint runs.
+    [Theory]
+    [InlineData("a%0Ab")]
+    [InlineData("%7F")]
+    [InlineData("kobo%C2%85")]
+    public async Task RevokingADeviceIdWithAControlCharacterIs400NamingTheDeviceId(string escapedDeviceId)
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user);
+
+        using var response = await device.DeleteAsync(new Uri($"/v1/users/{user}/devices/{escapedDeviceId}", UriKind.Relative), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.BadRequest, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        using var problem = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
+        Assert.True(problem.RootElement.GetProperty("errors").TryGetProperty("deviceId", out _), problem.RootElement.GetRawText());
+        var list = await device.GetJsonAsync($"/v1/users/{user}/devices", 200);
+        Assert.Equal(0, list.GetProperty("devices").GetArrayLength());
+    }
+
     [Fact]
     public async Task AnotherUsersDevicesCannotBeListedOrRevoked()
     {

@@ -68,10 +68,10 @@ internal sealed class DeviceTokenHandler(
         if (!result.Claims.TryGetValue(DeviceAuthentication.UserClaim, out var sub) || sub is not string userText
             || !UserNo.TryParse(userText, out var userNo)
             || !result.Claims.TryGetValue(DeviceAuthentication.DeviceClaim, out var did) || did is not string device
-            || device.Length is 0 or > 128)
+            || !DeviceIds.IsValid(device))
         {
             return AuthenticateResult.Fail(
-                "The token lacks a valid 'sub' (user number) or 'did' (device id, 1-128 characters) claim.");
+                $"The token lacks a valid 'sub' (user number) or 'did' (device id: {DeviceIds.Rule}) claim.");
         }
 
         DateTimeOffset? issued = result.SecurityToken is JsonWebToken { IssuedAt: var issuedAt } && issuedAt != DateTime.MinValue
