@@ -24,6 +24,7 @@ app.UseDeviceAuth();
 app.UseBodyArrival();
 app.UseResilience();
 app.UseAdmissionControl();
+app.UseSyncGrpc();
 app.MapServiceDefaults();
 app.MapTelemetry();
 app.MapDeviceApis();

@@ -37,6 +37,13 @@ public static class GrpcExtensions
         return builder;
     }
 
+    /// <summary>Last before the endpoints: a request message Grpc.AspNetCore cannot read is INVALID_ARGUMENT.</summary>
+    public static WebApplication UseSyncGrpc(this WebApplication app)
+    {
+        app.UseMiddleware<UnreadableRequestMiddleware>();
+        return app;
+    }
+
     public static WebApplication MapSyncGrpc(this WebApplication app)
     {
         // The listeners decide which endpoints answer where: a bad Endpoints setting stops the start

@@ -232,6 +232,21 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
         Assert.Equal("4", RawGrpc.Status(response));
     }
 
+    [Theory]
+    [InlineData(new byte[] { 0, 0, 0, 0, 1, 0x08 }, "not valid protobuf")] // a varint cut short
+    [InlineData(new byte[] { 0, 0, 0, 0, 2, 0x0F, 0x01 }, "not valid protobuf")] // wire type 7 does not exist
+    [InlineData(new byte[] { 0, 0, 0, 0, 2, 0x12, 0x02, 0xC3, 0x28 }, "not valid protobuf")] // a string that is not UTF-8
+    [InlineData(new byte[] { 0, 0, 0, 0, 9, 0x08, 0x0C }, "Incomplete message")] // the length prefix lies
+    [InlineData(new byte[] { 0, 0, 0, 0, 2, 0x08, 0x0C, 0, 0, 0, 0, 0 }, "Additional data")] // two messages for a unary call
+    public async Task ARequestMessageThatCannotBeReadIsInvalidArgumentSayingWhy(byte[] body, string why)
+    {
+        using var response = await RawGrpc.PostAsync(host.Http, $"/{Service}/GetUser", body, headers: As(12));
+
+        Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+        Assert.Equal("3", RawGrpc.Status(response));
+        Assert.Contains(why, Uri.UnescapeDataString(RawGrpc.Header(response, "grpc-message") ?? string.Empty), StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task AnUnknownMethodOfTheServiceIsUnimplemented()
     {

@@ -17,7 +17,10 @@ internal static partial class ServiceSettings
 
     /// <summary>
     /// Defaults that have no options class of their own: the log levels. Without them every ASP.NET Core
-    /// Information event (several per request) would be written.
+    /// Information event (several per request) would be written. Grpc.AspNetCore's call handler logs
+    /// at Error a request message it cannot parse (the caller's fault, answered INVALID_ARGUMENT), which
+    /// a caller could repeat to flood the log; every failure of the service's own handlers is logged
+    /// by <c>GrpcErrorInterceptor</c> instead.
     /// </summary>
     internal static readonly IReadOnlyDictionary<string, string?> Defaults = new Dictionary<string, string?>
     {
@@ -25,6 +28,7 @@ internal static partial class ServiceSettings
         ["Serilog:MinimumLevel:Override:Microsoft.AspNetCore"] = "Warning",
         ["Serilog:MinimumLevel:Override:Microsoft.Hosting.Lifetime"] = "Information",
         ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.DeviceTokenHandler"] = "Warning",
+        ["Serilog:MinimumLevel:Override:Grpc.AspNetCore.Server.ServerCallHandler"] = "Fatal",
     };
 
     public static WebApplicationBuilder CreateBuilder(string[] args)
