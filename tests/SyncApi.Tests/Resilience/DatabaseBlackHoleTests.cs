@@ -16,7 +16,7 @@ public sealed class DatabaseBlackHoleTests(ServiceBehindFaultProxy service, ITes
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;
 
-    /// <summary>The fixture runs on the shipped request budget (200 ms): every answer, healthy or not, comes within 300 ms.</summary>
+    /// <summary>The fixture's request budget is 200 ms: every answer, healthy or not, comes within 300 ms.</summary>
     private static readonly TimeSpan AnswerWithin = TimeSpan.FromMilliseconds(300);
 
     /// <summary>How long the service may take to serve again once the database is back.</summary>

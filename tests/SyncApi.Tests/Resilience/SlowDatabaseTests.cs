@@ -15,7 +15,7 @@ public sealed class SlowDatabaseTests(ServiceBehindFaultProxy service, ITestOutp
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;
 
-    /// <summary>Added to every packet each way: a round trip takes 800 ms against the shipped 200 ms budget.</summary>
+    /// <summary>Added to every packet each way: a round trip takes 800 ms against the fixture's 200 ms budget.</summary>
     private static readonly TimeSpan DatabaseLatency = TimeSpan.FromMilliseconds(400);
 
     private static readonly TimeSpan AnswerWithin = TimeSpan.FromMilliseconds(300);

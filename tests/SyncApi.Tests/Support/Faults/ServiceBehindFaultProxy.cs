@@ -7,9 +7,9 @@ namespace Kobo.Sync.SyncApi.Tests.Support.Faults;
 
 /// <summary>
 /// The whole service on real Kestrel listeners, reaching a database of its own on the run's server
-/// only through a <see cref="FaultProxy"/>, on the shipped request budget and with a shorter circuit
-/// break and readiness probe so that faults show in test time. Tests fault the proxy and must
-/// <see cref="HealAsync"/> before they end.
+/// only through a <see cref="FaultProxy"/>, with a 200 ms request budget (the device SLA, what
+/// docs/operations.md advises where pushes are small) and a shorter circuit break and readiness probe
+/// so that faults show in test time. Tests fault the proxy and must <see cref="HealAsync"/> before they end.
 /// </summary>
 public class ServiceBehindFaultProxy : PostgresDatabase
 {
@@ -46,6 +46,7 @@ public class ServiceBehindFaultProxy : PostgresDatabase
             ["Endpoints:Rest"] = RestAddress.ToString().TrimEnd('/'),
             ["Endpoints:Grpc"] = GrpcAddress.ToString().TrimEnd('/'),
             ["Storage:ConnectionString"] = server.ConnectionString,
+            ["Resilience:RequestBudgetMs"] = "200",
             ["Resilience:BreakerBreakMs"] = "500",
             ["Resilience:BreakerSamplingMs"] = "1000",
             ["Resilience:ReadinessProbeTimeoutMs"] = "500",
