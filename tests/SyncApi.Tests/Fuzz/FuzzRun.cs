@@ -10,13 +10,18 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// Runs generated inputs against the service, a few at a time, and keeps, for each way of failing, the
 /// smallest input that failed that way (CsCheck's size: fewer, shorter, simpler values are smaller), so
 /// one frequent failure does not hide another and each is shown at its simplest.
-/// Seeded: <c>FUZZ_SEED</c> sets the run's seed (printed with every run); input <c>n</c> of a run is always
-/// generated from the same random stream, so a reported input can be generated again.
+/// Seeded: <c>FUZZ_SEED</c> sets the run's seed (printed with every run), <c>FUZZ_SEED=random</c> draws a
+/// new one; without it the test command runs the same fixed seed every time, so a red build is the
+/// change's and not a newly drawn input's. Input <c>n</c> of a run is always generated from the same
+/// random stream, so a reported input can be generated again.
 /// <c>FUZZ_SCALE</c> multiplies every input count, for longer runs by hand.
 /// </summary>
 internal static class FuzzRun
 {
     public const string SeedVariable = "FUZZ_SEED";
+
+    /// <summary>The seed of the test command's runs.</summary>
+    public const ulong FixedSeed = 20261123;
     public const string ScaleVariable = "FUZZ_SCALE";
 
     /// <summary>A call that gets no answer in this time counts as a hang.</summary>
@@ -83,9 +88,9 @@ internal static class FuzzRun
     private static ulong ReadSeed()
     {
         var text = Environment.GetEnvironmentVariable(SeedVariable);
-        return ulong.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var seed)
-            ? seed
-            : (ulong)Random.Shared.NextInt64(1, long.MaxValue);
+        return ulong.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var seed) ? seed
+            : string.Equals(text, "random", StringComparison.OrdinalIgnoreCase) ? (ulong)Random.Shared.NextInt64(1, long.MaxValue)
+            : FixedSeed;
     }
 
     // FNV-1a: each fuzz test draws its own inputs from the one run seed.

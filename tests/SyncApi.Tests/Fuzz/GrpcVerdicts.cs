@@ -57,7 +57,8 @@ internal static class GrpcVerdicts
             return $"{what}: HTTP {http} | {shown}";
         }
 
-        if (call.Auth.MustBeRefused && status == "0")
+        // The health service answers probes without a token, so a bad token on it changes nothing.
+        if (call.Auth.MustBeRefused && status == "0" && !call.Path.StartsWith("/grpc.health.v1.Health/", StringComparison.Ordinal))
         {
             return $"{what}: a token that must be refused was served | {shown}";
         }
@@ -109,11 +110,39 @@ internal static class GrpcVerdicts
                 ledger.Touched(call.Auth.Devices);
                 break;
             case "RevokeDevice":
-                ledger.Touched([call.RevokedDevice!]);
+                ledger.Touched([call.RevokedDevice!, .. SentDeviceId(call)]);
                 break;
         }
 
         return null;
+    }
+
+    /// <summary>
+    /// The device id the service read from the first message actually sent: a mutated message that
+    /// still parses may name another device than the one intended.
+    /// </summary>
+    private static IEnumerable<string> SentDeviceId(GrpcCall call)
+    {
+        if (call.Body.Length < 5)
+        {
+            yield break;
+        }
+
+        var length = (int)Math.Min(System.Buffers.Binary.BinaryPrimitives.ReadUInt32BigEndian(call.Body.AsSpan(1, 4)), (uint)(call.Body.Length - 5));
+        RevokeDeviceRequest? sent = null;
+        try
+        {
+            sent = RevokeDeviceRequest.Parser.ParseFrom(call.Body.AsSpan(5, length));
+        }
+        catch (Google.Protobuf.InvalidProtocolBufferException)
+        {
+            // Not what the service read (it answered OK): the intended id stands.
+        }
+
+        if (sent is not null)
+        {
+            yield return sent.DeviceId;
+        }
     }
 
     private static void Intended(GrpcCall call, FuzzLedger ledger)

@@ -11,6 +11,9 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// </summary>
 internal static class RestVerdicts
 {
+    /// <summary>Kestrel's <c>Limits.MaxRequestLineSize</c> (8 KiB): the method, target and version must fit.</summary>
+    private const int KestrelRequestLineLimit = 8 * 1024 - 16;
+
     public static async Task<string?> CheckAsync(HttpClient rest, RestCall call, FuzzLedger ledger, CancellationToken cancellationToken)
     {
         using var request = new HttpRequestMessage(call.Method, new Uri(rest.BaseAddress!, call.Target));
@@ -34,7 +37,19 @@ internal static class RestVerdicts
             }
         }
 
-        using var response = await rest.SendAsync(request, cancellationToken);
+        HttpResponseMessage sent;
+        try
+        {
+            sent = await rest.SendAsync(request, cancellationToken);
+        }
+        catch (HttpRequestException) when (call.Target.Length > KestrelRequestLineLimit)
+        {
+            // Kestrel answers a request line past its limit with 414 and closes the connection while
+            // the client is still sending the body: the client sees the reset. No service code ran.
+            return null;
+        }
+
+        using var response = sent;
         var bytes = await response.Content.ReadAsByteArrayAsync(cancellationToken);
         var status = (int)response.StatusCode;
         var text = Encoding.UTF8.GetString(bytes, 0, Math.Min(bytes.Length, 2_000));
