@@ -98,7 +98,14 @@ public sealed class RawHttp2Connection : IAsyncDisposable
         var frame = new Http2Frame(head[3], head[4], BinaryPrimitives.ReadInt32BigEndian(head.AsSpan(5)) & int.MaxValue, payload);
         if (frame.Type == Http2Frames.Settings && (frame.Flags & Http2Frames.Ack) == 0)
         {
-            await WriteFrameAsync(Http2Frames.Settings, Http2Frames.Ack, 0, Array.Empty<byte>(), cancellationToken);
+            try
+            {
+                await WriteFrameAsync(Http2Frames.Settings, Http2Frames.Ack, 0, Array.Empty<byte>(), cancellationToken);
+            }
+            catch (IOException)
+            {
+                // The server has already closed the connection: the frame read is its last.
+            }
         }
 
         return frame;
