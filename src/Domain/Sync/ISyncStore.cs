@@ -34,8 +34,8 @@ public interface ISyncStore
     Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Marks the device revoked, whether or not it ever pulled (keeping an earlier revocation time);
-    /// returns the revocation time, or null when the user does not exist.
+    /// Marks the device revoked, whether or not it ever pulled (a device revoked again takes the later
+    /// time); returns the revocation time, or null when the user does not exist.
     /// </summary>
     Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken);
 }

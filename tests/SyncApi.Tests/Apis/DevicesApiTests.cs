@@ -21,6 +21,22 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
         return response.StatusCode;
     }
 
+    /// <summary>Pulls until the answer is no longer 200 or the time is up; returns the last status.</summary>
+    private static async Task<HttpStatusCode> StatusWithinAsync(HttpClient client, long user, TimeSpan within)
+    {
+        var deadline = DateTime.UtcNow + within;
+        HttpStatusCode status;
+        do
+        {
+            await Task.Delay(200, TestTimeout.Token);
+            using var response = await client.GetAsync(new Uri($"/v1/users/{user}/changes", UriKind.Relative), TestTimeout.Token);
+            status = response.StatusCode;
+        }
+        while (status == HttpStatusCode.OK && DateTime.UtcNow < deadline);
+
+        return status;
+    }
+
     [Fact]
     public async Task EachPullRecordsTheDevicesAcknowledgedPositionAndTime()
     {
@@ -73,6 +89,47 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
     }
 
     [Fact]
+    public async Task RevokingAReEnrolledDeviceAgainRefusesItsNewToken()
+    {
+        var user = db.NewUser();
+        using var owner = db.Device(user, "owner");
+        using var first = db.Device(user, "reader");
+        await first.PullPageAsync(user, null);
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+        var firstRevocation = (await DeviceAsync(owner, user, "reader")).GetProperty("revokedAt").GetDateTimeOffset();
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token); // token issue times have whole seconds
+        using var reEnrolled = db.Device(user, "reader");
+        await reEnrolled.PullPageAsync(user, null);
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+
+        await reEnrolled.PullPageAsync(user, null, expect: 401);
+        Assert.True((await DeviceAsync(owner, user, "reader")).GetProperty("revokedAt").GetDateTimeOffset() > firstRevocation);
+    }
+
+    [Fact]
+    public async Task ASecondRevocationOfAReEnrolledDeviceReachesAnotherInstance()
+    {
+        var user = db.NewUser();
+        var settings = TestTokens.ServiceSettings(db.ConnectionString);
+        settings["Sync:RevocationRefreshSeconds"] = "1";
+        await using var other = new SyncApiFactory(settings);
+        using var owner = db.Device(user, "owner");
+        using var first = db.Device(user, "reader");
+        await first.PullPageAsync(user, null);
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token);
+        using var onOther = other.CreateClient().WithToken(TestTokens.For(user, "reader"));
+        await onOther.PullPageAsync(user, null);
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+
+        Assert.Equal(HttpStatusCode.Unauthorized, await StatusWithinAsync(onOther, user, TimeSpan.FromSeconds(15)));
+    }
+
+    [Fact]
     public async Task ARevocationThroughAnotherInstanceReachesThisOneWithinItsRefreshInterval()
     {
         var user = db.NewUser();
@@ -85,17 +142,7 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
 
         Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "stolen"));
 
-        var deadline = DateTime.UtcNow.AddSeconds(15);
-        HttpStatusCode status;
-        do
-        {
-            await Task.Delay(200, TestTimeout.Token);
-            using var response = await onOther.GetAsync(new Uri($"/v1/users/{user}/changes", UriKind.Relative), TestTimeout.Token);
-            status = response.StatusCode;
-        }
-        while (status == HttpStatusCode.OK && DateTime.UtcNow < deadline);
-
-        Assert.Equal(HttpStatusCode.Unauthorized, status);
+        Assert.Equal(HttpStatusCode.Unauthorized, await StatusWithinAsync(onOther, user, TimeSpan.FromSeconds(15)));
     }
 
     [Fact]

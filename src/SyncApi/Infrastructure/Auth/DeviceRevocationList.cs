@@ -17,8 +17,12 @@ public sealed class DeviceRevocationList : IRevokedDevices
     /// <summary>No device revoked: the usual case, checked without reading the token's claims.</summary>
     public bool IsEmpty => _revoked.IsEmpty;
 
+    /// <summary>
+    /// Keeps the later of the known and the given time: a device revoked, re-enrolled and revoked again
+    /// must lose the token it got in between; an older time arriving late (a refresh) changes nothing.
+    /// </summary>
     public void Revoke(UserNo user, string deviceId, DateTimeOffset revokedAt) =>
-        _revoked.AddOrUpdate((user.Value, deviceId), revokedAt, (_, known) => known <= revokedAt ? known : revokedAt);
+        _revoked.AddOrUpdate((user.Value, deviceId), revokedAt, (_, known) => known >= revokedAt ? known : revokedAt);
 
     /// <summary>True when the device is revoked and the token was issued at or before that (or says not when).</summary>
     public bool IsRevoked(UserNo user, string deviceId, DateTimeOffset? issuedAt) =>

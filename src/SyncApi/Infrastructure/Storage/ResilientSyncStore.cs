@@ -8,8 +8,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// Runs every device-sync call in its storage pipeline, as the reads run: bounded by the request's
 /// budget and cut off by the circuit, so a database outage answers 503 with <c>Retry-After</c>
 /// (gRPC <c>UNAVAILABLE</c>) instead of an error or a hang. Retries only where a replay is provably
-/// harmless: reads, the device's position (an upsert of the same row) and a revocation (which keeps
-/// the first revocation time). A push is not retried here: its decision runs inside the store's
+/// harmless: reads, the device's position (an upsert of the same row) and a revocation (a replay
+/// at most moves the revocation a moment later, refusing the same tokens). A push is not retried here: its decision runs inside the store's
 /// transaction, and the device's own retry of the batch is the replay that is safe (idempotent by
 /// highlight id). Granting a book is a plain write. The reads here run on the primary (a pull
 /// reads after the device's own pushes), so they sit behind the primary's circuit, not the standbys'.

@@ -142,11 +142,15 @@ internal static class SyncQueries
         ORDER BY d.last_sync_at DESC NULLS LAST, d.device_id
         """;
 
-    /// <summary>$1 user_no, $2 device_id. Returns the revocation time; no row when the user does not exist.</summary>
+    /// <summary>
+    /// $1 user_no, $2 device_id. Returns the revocation time; no row when the user does not exist. A
+    /// device revoked again takes the later time: a token it was issued after its first revocation
+    /// (re-enrolment) must stop working too.
+    /// </summary>
     public const string RevokeDevice = """
         INSERT INTO devices AS d (user_no, device_id, revoked_at)
         SELECT $1, $2, now() FROM users WHERE user_no = $1
-        ON CONFLICT (user_no, device_id) DO UPDATE SET revoked_at = coalesce(d.revoked_at, EXCLUDED.revoked_at)
+        ON CONFLICT (user_no, device_id) DO UPDATE SET revoked_at = greatest(d.revoked_at, EXCLUDED.revoked_at)
         RETURNING revoked_at
         """;
 
