@@ -24,10 +24,10 @@ public sealed class DeviceRevocationList : IRevokedDevices
     public void Revoke(UserNo user, string deviceId, DateTimeOffset revokedAt) =>
         _revoked.AddOrUpdate((user.Value, deviceId), revokedAt, (_, known) => known >= revokedAt ? known : revokedAt);
 
-    /// <summary>True when the device is revoked and the token was issued at or before that (or says not when).</summary>
-    public bool IsRevoked(UserNo user, string deviceId, DateTimeOffset? issuedAt) =>
+    /// <summary>True when the device is revoked and the token was issued at or before that.</summary>
+    public bool IsRevoked(UserNo user, string deviceId, DateTimeOffset issuedAt) =>
         !_revoked.IsEmpty
         && _revoked.TryGetValue((user.Value, deviceId), out var revokedAt)
         // iat has whole seconds: a token of the revocation's own second counts as revoked.
-        && (issuedAt is not { } issued || issued.ToUnixTimeSeconds() <= revokedAt.ToUnixTimeSeconds());
+        && issuedAt.ToUnixTimeSeconds() <= revokedAt.ToUnixTimeSeconds();
 }
