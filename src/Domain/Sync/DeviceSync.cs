@@ -154,7 +154,7 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
         }
 
         // The token the device came back with is what it has applied: its acknowledged position.
-        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, cancellationToken).ConfigureAwait(false);
+        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, Bounds(), cancellationToken).ConfigureAwait(false);
         var pageOfSync = position.PagesInSync + 1;
         next = next with { PagesInSync = hasMore ? pageOfSync : 0 };
         return new SyncChangePage(changes, tokens.Issue(user, next), hasMore) { PageOfSync = pageOfSync };
@@ -167,7 +167,10 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
         return new DeviceList(devices);
     }
 
-    /// <summary>Revokes a device of the caller's user (a device may revoke itself); its tokens stop working at once.</summary>
+    /// <summary>
+    /// Revokes a known device of the caller's user (a device may revoke itself); its tokens stop working
+    /// at once. An id the service has never seen pull is not found: nothing is stored for it.
+    /// </summary>
     public async Task RevokeDeviceAsync(DeviceCaller caller, UserNo user, string? deviceId, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
@@ -176,10 +179,23 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
             throw new InvalidRequestException("deviceId", $"deviceId must be 1 to {MaxDeviceIdLength} characters.");
         }
 
-        var revokedAt = await store.RevokeDeviceAsync(user, deviceId, cancellationToken).ConfigureAwait(false)
-            ?? throw UnknownUser(user);
-        revoked.Revoke(user, deviceId, revokedAt);
+        var bounds = Bounds();
+        var revocation = await store.RevokeDeviceAsync(user, deviceId, bounds, cancellationToken).ConfigureAwait(false);
+        switch (revocation.Outcome)
+        {
+            case RevocationOutcome.UnknownUser:
+                throw UnknownUser(user);
+            case RevocationOutcome.UnknownDevice:
+                throw new ResourceNotFoundException($"User {user} has no device with this id: a device becomes known with its first pull.");
+            case RevocationOutcome.TooManyRevoked:
+                throw new TooManyRevokedDevicesException(bounds.MaxRevoked);
+        }
+
+        revoked.Revoke(user, deviceId, revocation.RevokedAt);
     }
+
+    /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>
+    private DeviceBounds Bounds() => new(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
 
     private static ResourceNotFoundException UnknownUser(UserNo user) => new($"User {user} does not exist.");
 }

@@ -27,17 +27,22 @@ public interface ISyncStore
     /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
     Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);
 
-    /// <summary>Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.</summary>
-    Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken);
+    /// <summary>
+    /// Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.
+    /// A device new to a user who has <see cref="DeviceBounds.MaxDevices"/> makes room by dropping the
+    /// least recently seen devices whose revocation is not in force (never refused).
+    /// </summary>
+    Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken);
 
     /// <summary>The user's devices, most recently synced first; null when the user does not exist.</summary>
     Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Marks the device revoked, whether or not it ever pulled (a device revoked again takes the later
-    /// time); returns the revocation time, or null when the user does not exist.
+    /// Marks a device the user has revoked (a device revoked again takes the later time), unless the
+    /// device is unknown or the user already holds <see cref="DeviceBounds.MaxRevoked"/> other
+    /// revocations in force. Creates no device.
     /// </summary>
-    Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken);
+    Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken);
 }
 
 /// <summary>

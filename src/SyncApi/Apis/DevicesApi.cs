@@ -18,7 +18,7 @@ internal static class DevicesApi
             .ProducesProblem(StatusCodes.Status404NotFound);
 
         group.MapGet(string.Empty, ListDevices).WithName("ListDevices");
-        group.MapDelete("/{deviceId}", RevokeDevice).WithName("RevokeDevice");
+        group.MapDelete("/{deviceId}", RevokeDevice).WithName("RevokeDevice").ProducesProblem(StatusCodes.Status409Conflict);
         return group;
     }
 

@@ -80,6 +80,8 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
     {
         var user = db.NewUser();
         using var owner = db.Device(user, "owner");
+        using var revoked = db.Device(user, "re-enrolled");
+        await revoked.PullPageAsync(user, null);
         Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "re-enrolled"));
         await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token); // token issue times have whole seconds
 
@@ -143,6 +145,72 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
         Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "stolen"));
 
         Assert.Equal(HttpStatusCode.Unauthorized, await StatusWithinAsync(onOther, user, TimeSpan.FromSeconds(15)));
+    }
+
+    [Fact]
+    public async Task RevokingADeviceTheServiceHasNeverSeenPullIs404AndStoresNothing()
+    {
+        var user = db.NewUser();
+        using var owner = db.Device(user, "owner");
+        await owner.PullPageAsync(user, null);
+
+        using var response = await owner.DeleteAsync(new Uri($"/v1/users/{user}/devices/made-up", UriKind.Relative), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.NotFound, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        Assert.Equal(["owner"], await db.DeviceIdsAsync(user));
+    }
+
+    [Fact]
+    public async Task AtTheDeviceLimitANewDeviceTakesThePlaceOfTheLeastRecentlySeenOneAndNoneIsLockedOut()
+    {
+        var user = db.NewUser();
+        await using var service = db.ServiceWith(new() { ["Sync:MaxDevicesPerUser"] = "3" });
+        foreach (var device in new[] { "a", "b", "c", "a" })
+        {
+            using var client = service.CreateClient().WithToken(TestTokens.For(user, device));
+            await client.PullPageAsync(user, null);
+        }
+
+        using var d = service.CreateClient().WithToken(TestTokens.For(user, "d"));
+        await d.PullPageAsync(user, null);
+        var afterD = await db.DeviceIdsAsync(user);
+        using var b = service.CreateClient().WithToken(TestTokens.For(user, "b"));
+        await b.PullPageAsync(user, null);
+
+        Assert.Equal(["a", "c", "d"], afterD);
+        Assert.Equal(["a", "b", "d"], await db.DeviceIdsAsync(user));
+    }
+
+    [Fact]
+    public async Task RevokedDevicesKeepTheirPlaceAndOnePlaceIsAlwaysLeftForANewDevice()
+    {
+        var user = db.NewUser();
+        await using var service = db.ServiceWith(new() { ["Sync:MaxDevicesPerUser"] = "3" });
+        using var owner = service.CreateClient().WithToken(TestTokens.For(user, "owner"));
+        foreach (var device in new[] { "a", "b" })
+        {
+            using var client = service.CreateClient().WithToken(TestTokens.For(user, device));
+            await client.PullPageAsync(user, null);
+        }
+
+        await owner.PullPageAsync(user, null);
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "a"));
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "b"));
+
+        using var third = await owner.DeleteAsync(new Uri($"/v1/users/{user}/devices/owner", UriKind.Relative), TestTimeout.Token);
+        var problem = JsonDocument.Parse(await third.Content.ReadAsStringAsync(TestTimeout.Token)).RootElement;
+        using var newcomer = service.CreateClient().WithToken(TestTokens.For(user, "new"));
+        await newcomer.PullPageAsync(user, null);
+
+        Assert.Equal(HttpStatusCode.Conflict, third.StatusCode);
+        Assert.Contains("2 revoked devices", problem.Str("detail"), StringComparison.Ordinal);
+        // The owner, the only device not revoked, made room; it still works and takes a place back.
+        Assert.Equal(["a", "b", "new"], await db.DeviceIdsAsync(user));
+        await owner.PullPageAsync(user, null);
+        Assert.Equal(["a", "b", "owner"], await db.DeviceIdsAsync(user));
+        // A device already revoked may be revoked again at the limit.
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "a"));
     }
 
     [Fact]

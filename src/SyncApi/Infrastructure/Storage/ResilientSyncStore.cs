@@ -38,12 +38,12 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             static (s, ct) => s.store.SetOwnershipAsync(s.user, s.book, s.owned, ct),
             cancellationToken);
 
-    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken) =>
+    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq),
+            StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq, bounds),
             static async (s, ct) =>
             {
-                await s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, ct).ConfigureAwait(false);
+                await s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, s.bounds, ct).ConfigureAwait(false);
                 return true;
             },
             cancellationToken);
@@ -54,9 +54,9 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             static (s, ct) => s.store.ListDevicesAsync(s.user, ct),
             cancellationToken);
 
-    public Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken) =>
+    public Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (store, user, deviceId),
-            static (s, ct) => s.store.RevokeDeviceAsync(s.user, s.deviceId, ct),
+            StoragePipelines.IdempotentWrite, (store, user, deviceId, bounds),
+            static (s, ct) => s.store.RevokeDeviceAsync(s.user, s.deviceId, s.bounds, ct),
             cancellationToken);
 }

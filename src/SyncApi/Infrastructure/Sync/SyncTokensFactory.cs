@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
 using Microsoft.Extensions.Options;
 
@@ -18,6 +19,13 @@ internal static class SyncTokensFactory
         return new SyncTokens(string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key));
     }
 
-    public static SyncSettings Settings(IServiceProvider services) =>
-        new(TimeSpan.FromSeconds(services.GetRequiredService<IOptions<SyncOptions>>().Value.MaxClockSkewSeconds));
+    /// <summary>The sync rules from <c>Sync</c>; a revocation lasts as long as <c>Auth</c> lets a token live.</summary>
+    public static SyncSettings Settings(IServiceProvider services)
+    {
+        var sync = services.GetRequiredService<IOptions<SyncOptions>>().Value;
+        return new SyncSettings(
+            TimeSpan.FromSeconds(sync.MaxClockSkewSeconds),
+            sync.MaxDevicesPerUser,
+            services.GetRequiredService<IOptions<DeviceTokenOptions>>().Value.RevocationLifetime);
+    }
 }
