@@ -197,6 +197,32 @@ internal static class SyncQueries
                (SELECT in_force FROM others) >= $4 AND NOT coalesce((SELECT in_force FROM target), false)
         """;
 
+    /// <summary>
+    /// $1 cutoff (revocations made before it have lapsed), $2 batch size. One batch of lapsed
+    /// revocations, oldest first, skipping rows a device call holds: a device that pulled after its
+    /// revocation (re-enrolled) keeps its row without the revocation; any other is forgotten, as it
+    /// has nothing left to refuse. Returns how many revocations it removed.
+    /// </summary>
+    public const string PurgeRevocations = """
+        WITH lapsed AS (
+            SELECT user_no, device_id, coalesce(last_sync_at > revoked_at, false) AS came_back
+            FROM devices
+            WHERE revoked_at < $1
+            ORDER BY revoked_at
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+        ), forgotten AS (
+            DELETE FROM devices d USING lapsed l
+            WHERE d.user_no = l.user_no AND d.device_id = l.device_id AND NOT l.came_back
+            RETURNING 1
+        ), cleared AS (
+            UPDATE devices d SET revoked_at = NULL FROM lapsed l
+            WHERE d.user_no = l.user_no AND d.device_id = l.device_id AND l.came_back
+            RETURNING 1
+        )
+        SELECT ((SELECT count(*) FROM forgotten) + (SELECT count(*) FROM cleared))::int
+        """;
+
     /// <summary>$1 since (inclusive). Columns: user_no, device_id, revoked_at.</summary>
     public const string RevokedDevices = """
         SELECT user_no, device_id, revoked_at FROM devices WHERE revoked_at >= $1
