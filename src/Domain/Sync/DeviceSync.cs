@@ -8,7 +8,8 @@ namespace Kobo.Sync.Domain.Sync;
 /// <see cref="ConflictRules"/> inside one store transaction) and the delta pull (keyset pages over the
 /// user's change sequence, positions carried in signed <see cref="SyncTokens"/>).
 /// </summary>
-public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
+public sealed class DeviceSync(
+    ISyncStore store, SyncTokens tokens, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
@@ -160,11 +161,28 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
         return new SyncChangePage(changes, tokens.Issue(user, next), hasMore) { PageOfSync = pageOfSync };
     }
 
-    public async Task<DeviceList> ListDevicesAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
+    /// <summary>A page of the user's devices, with the paging rules of the highlight pages (<see cref="DeviceReads"/>).</summary>
+    public async Task<DeviceList> ListDevicesAsync(
+        DeviceCaller caller, UserNo user, int? pageSize, string? cursor, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var devices = await store.ListDevicesAsync(user, cancellationToken).ConfigureAwait(false) ?? throw UnknownUser(user);
-        return new DeviceList(devices);
+        var size = pageSize ?? DeviceReads.DefaultPageSize;
+        if (size is < 1 or > DeviceReads.MaxPageSize)
+        {
+            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {DeviceReads.MaxPageSize}; it was {size}.");
+        }
+
+        var after = string.IsNullOrEmpty(cursor) ? null : deviceCursors.Resolve(user, cursor);
+
+        // One row more than the page tells whether another page follows, without a count.
+        var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false) ?? throw UnknownUser(user);
+        if (rows.Count <= size)
+        {
+            return new DeviceList(rows, null);
+        }
+
+        var devices = rows.Take(size).ToArray();
+        return new DeviceList(devices, deviceCursors.Issue(user, new DevicePosition(devices[^1].LastSyncAt, devices[^1].DeviceId)));
     }
 
     /// <summary>

@@ -34,8 +34,12 @@ public interface ISyncStore
     /// </summary>
     Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken);
 
-    /// <summary>The user's devices, most recently synced first; null when the user does not exist.</summary>
-    Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken);
+    /// <summary>
+    /// Up to <paramref name="limit"/> of the user's devices after <paramref name="after"/> (from the
+    /// first when null), most recently synced first (never pulled last), then by id; null when the user
+    /// does not exist.
+    /// </summary>
+    Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken);
 
     /// <summary>
     /// Marks a device the user has revoked (a device revoked again takes the later time), unless the

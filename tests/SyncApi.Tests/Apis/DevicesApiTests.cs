@@ -214,6 +214,81 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
     }
 
     [Fact]
+    public async Task TheDeviceListComesInPagesMostRecentlySyncedFirstAndAWalkSeesEachDeviceOnce()
+    {
+        var user = db.NewUser();
+        var pulled = Enumerable.Range(0, 11).Select(i => $"reader-{i:D2}").ToArray();
+        foreach (var device in pulled)
+        {
+            using var client = db.Device(user, device);
+            await client.PullPageAsync(user, null);
+        }
+
+        // Devices revoked before they ever pulled, as stored before a device had to be known to be revoked.
+        await using (var legacy = db.DataSource.CreateCommand("INSERT INTO devices (user_no, device_id, revoked_at) VALUES ($1, 'old-b', now()), ($1, 'old-a', now())"))
+        {
+            legacy.Parameters.Add(new Npgsql.NpgsqlParameter<long> { TypedValue = user });
+            await legacy.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
+        using var owner = db.Device(user, pulled[^1]);
+        var first = await owner.GetJsonAsync($"/v1/users/{user}/devices", 200);
+        var walked = new List<string>();
+        string? cursor = null;
+        do
+        {
+            var page = await owner.GetJsonAsync(
+                $"/v1/users/{user}/devices?pageSize=1" + (cursor is null ? string.Empty : "&cursor=" + Uri.EscapeDataString(cursor)), 200);
+            walked.AddRange(page.GetProperty("devices").EnumerateArray().Select(d => d.Str("deviceId")));
+            cursor = page.GetProperty("nextCursor").GetString();
+        }
+        while (cursor is not null);
+
+        Assert.Equal(pulled.Reverse().Take(10), first.GetProperty("devices").EnumerateArray().Select(d => d.Str("deviceId")));
+        Assert.Equal(JsonValueKind.String, first.GetProperty("nextCursor").ValueKind);
+        Assert.Equal([.. pulled.Reverse(), "old-a", "old-b"], walked);
+    }
+
+    [Theory]
+    [InlineData("pageSize=0", "pageSize")]
+    [InlineData("pageSize=101", "pageSize")]
+    [InlineData("pageSize=ten", "pageSize")]
+    [InlineData("cursor=bm90LWEtY3Vyc29y.AAAAAAAAAAAAAAAAAAAAAA", "cursor")]
+    public async Task ABadPageSizeOrAMadeUpCursorIs400NamingTheField(string query, string field)
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user);
+
+        var problem = await device.GetJsonAsync($"/v1/users/{user}/devices?{query}", 400);
+
+        Assert.True(problem.GetProperty("errors").TryGetProperty(field, out _), problem.ToString());
+    }
+
+    [Fact]
+    public async Task ACursorIssuedForAnotherUserOrForHighlightsIsRefused()
+    {
+        var user = db.NewUser();
+        var other = db.NewUser();
+        foreach (var (owner, device) in new[] { (user, "a"), (user, "b"), (other, "a"), (other, "b") })
+        {
+            using var client = db.Device(owner, device);
+            await client.PullPageAsync(owner, null);
+        }
+
+        using var asOther = db.Device(other, "a");
+        var othersCursor = (await asOther.GetJsonAsync($"/v1/users/{other}/devices?pageSize=1", 200)).GetProperty("nextCursor").GetString()!;
+        using var asUser = db.Device(user, "a");
+        await asUser.PushAsync(user, Upsert("h1", "t", DateTimeOffset.UtcNow), Upsert("h2", "t", DateTimeOffset.UtcNow));
+        var highlightCursor = (await asUser.GetJsonAsync($"/v1/users/{user}/highlights?pageSize=1", 200)).GetProperty("nextCursor").GetString()!;
+
+        foreach (var cursor in new[] { othersCursor, highlightCursor })
+        {
+            var problem = await asUser.GetJsonAsync($"/v1/users/{user}/devices?cursor={Uri.EscapeDataString(cursor)}", 400);
+            Assert.True(problem.GetProperty("errors").TryGetProperty("cursor", out _));
+        }
+    }
+
+    [Fact]
     public async Task AnotherUsersDevicesCannotBeListedOrRevoked()
     {
         var user = db.NewUser();

@@ -33,6 +33,48 @@ public sealed class SyncGrpcDevicesTests : IClassFixture<SyncServiceDatabase>, I
             Service, "RevokeDevice", new RevokeDeviceRequest { UserNo = user, DeviceId = device }, RevokeDeviceResponse.Parser,
             metadata: As(user, by), cancellationToken: TestTimeout.Token);
 
+    private Task<ListDevicesResponse> ListAsync(long user, int pageSize = 0, string cursor = "") =>
+        _host.Client.UnaryAsync(
+            Service, "ListDevices", new ListDevicesRequest { UserNo = user, PageSize = pageSize, Cursor = cursor }, ListDevicesResponse.Parser,
+            metadata: As(user, "owner"), cancellationToken: TestTimeout.Token);
+
+    [Fact]
+    public async Task TheDeviceListComesInPagesWithANextCursorThatIsEmptyOnTheLastPage()
+    {
+        var user = _db.NewUser();
+        foreach (var device in new[] { "a", "b", "owner" })
+        {
+            await PullAsync(user, device);
+        }
+
+        var first = await ListAsync(user, pageSize: 2);
+        var second = await ListAsync(user, pageSize: 2, cursor: first.NextCursor);
+        var whole = await ListAsync(user);
+
+        Assert.Equal(["owner", "b"], first.Devices.Select(d => d.DeviceId));
+        Assert.NotEmpty(first.NextCursor);
+        Assert.Equal(["a"], second.Devices.Select(d => d.DeviceId));
+        Assert.Empty(second.NextCursor);
+        Assert.Equal(["owner", "b", "a"], whole.Devices.Select(d => d.DeviceId));
+        Assert.Empty(whole.NextCursor);
+    }
+
+    [Fact]
+    public async Task ABadPageSizeOrATamperedCursorIsInvalidArgumentNamingTheField()
+    {
+        var user = _db.NewUser();
+        await PullAsync(user, "a");
+        await PullAsync(user, "owner");
+        var cursor = (await ListAsync(user, pageSize: 1)).NextCursor;
+
+        var pageSize = await Assert.ThrowsAsync<RpcException>(() => ListAsync(user, pageSize: 101));
+        var tampered = await Assert.ThrowsAsync<RpcException>(() => ListAsync(user, cursor: "x" + cursor));
+
+        Assert.Equal((StatusCode.InvalidArgument, StatusCode.InvalidArgument), (pageSize.StatusCode, tampered.StatusCode));
+        Assert.StartsWith("pageSize:", pageSize.Status.Detail, StringComparison.Ordinal);
+        Assert.StartsWith("cursor:", tampered.Status.Detail, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task RevokingADeviceTheServiceHasNeverSeenPullIsNotFoundAndStoresNothing()
     {

@@ -2,6 +2,7 @@ using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;
+using NpgsqlTypes;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
@@ -58,10 +59,18 @@ public sealed partial class PostgresSyncStore
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken)
+    public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken)
     {
+        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var command = dataSource.CreateCommand(SyncQueries.ListDevices);
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
+        command.Parameters.Add(new NpgsqlParameter { NpgsqlDbType = NpgsqlDbType.Text, Value = (object?)after?.DeviceId ?? DBNull.Value });
+        command.Parameters.Add(new NpgsqlParameter
+        {
+            NpgsqlDbType = NpgsqlDbType.TimestampTz,
+            Value = after?.LastSyncAt is { } at ? at.ToUniversalTime() : DBNull.Value,
+        });
+        command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = limit });
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {

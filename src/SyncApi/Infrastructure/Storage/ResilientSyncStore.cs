@@ -48,10 +48,10 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             },
             cancellationToken);
 
-    public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken) =>
+    public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (store, user),
-            static (s, ct) => s.store.ListDevicesAsync(s.user, ct),
+            StoragePipelines.PrimaryRead, (store, user, after, limit),
+            static (s, ct) => s.store.ListDevicesAsync(s.user, s.after, s.limit, ct),
             cancellationToken);
 
     public Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>

@@ -13,10 +13,15 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
 /// </summary>
 internal static class SyncTokensFactory
 {
-    public static SyncTokens Create(IServiceProvider services)
+    public static SyncTokens Create(IServiceProvider services) => new(Key(services));
+
+    /// <summary>The device list's cursors, signed with the same key in a domain of their own.</summary>
+    public static DeviceCursors CreateDeviceCursors(IServiceProvider services) => new(Key(services));
+
+    private static byte[] Key(IServiceProvider services)
     {
         var key = services.GetRequiredService<IOptions<PagingOptions>>().Value.CursorKey;
-        return new SyncTokens(string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key));
+        return string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key);
     }
 
     /// <summary>The sync rules from <c>Sync</c>; a revocation lasts as long as <c>Auth</c> lets a token live.</summary>

@@ -162,13 +162,26 @@ internal static class SyncQueries
         """;
 
     /// <summary>
-    /// $1 user_no. No row when the user does not exist; one row with a null device_id when the user has
-    /// no devices. Columns: device_id, first_seen_at, last_sync_at, acked_seq, revoked_at.
+    /// $1 user_no, $2 device_id and $3 last_sync_at of the position (exclusive; $2 null: from the
+    /// first; $3 null: a device that never pulled), $4 limit. Most recently synced first, never
+    /// pulled last, then by id: a keyset over the user's devices, which the device limit keeps few.
+    /// No row when the user does not exist; one row with a null device_id when no device follows.
+    /// Columns: device_id, first_seen_at, last_sync_at, acked_seq, revoked_at.
     /// </summary>
     public const string ListDevices = """
         SELECT d.device_id, d.first_seen_at, d.last_sync_at, d.acked_seq, d.revoked_at
         FROM users u
-        LEFT JOIN devices d ON d.user_no = u.user_no
+        LEFT JOIN LATERAL (
+            SELECT device_id, first_seen_at, last_sync_at, acked_seq, revoked_at
+            FROM devices
+            WHERE user_no = u.user_no
+              AND ($2::text IS NULL
+                   OR ($3::timestamptz IS NOT NULL
+                       AND (last_sync_at < $3 OR last_sync_at IS NULL OR (last_sync_at = $3 AND device_id > $2)))
+                   OR ($3::timestamptz IS NULL AND last_sync_at IS NULL AND device_id > $2))
+            ORDER BY last_sync_at DESC NULLS LAST, device_id
+            LIMIT $4
+        ) d ON true
         WHERE u.user_no = $1
         ORDER BY d.last_sync_at DESC NULLS LAST, d.device_id
         """;
