@@ -9,7 +9,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// A user's devices: recorded at each pull, listed, revoked. A device is added only by its own first
 /// pull, and adding one or revoking one runs under the user's device lock (<see cref="SyncQueries.LockUserDevices"/>),
-/// so the user's device count and revocations in force cannot race past their bounds.
+/// so the user's device count and revocations in force cannot race past their bounds. Each is one
+/// batch, which PostgreSQL runs as one implicit transaction: the lock lasts as long as the batch.
 /// </summary>
 public sealed partial class PostgresSyncStore
 {
@@ -26,37 +27,30 @@ public sealed partial class PostgresSyncStore
             }
         }
 
-        // A device new to the user: one round trip that locks, makes room and adds it.
-        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        await using var batch = new NpgsqlBatch(connection, transaction)
+        // A device new to the user: one batch that locks, makes room and adds it. Each statement after
+        // the lock sees what the lock's previous holder committed.
+        await using var batch = dataSource.CreateBatch();
+        batch.BatchCommands.Add(LockUserDevices(user));
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.MakeRoomForDevice)
         {
-            BatchCommands =
+            Parameters =
             {
-                LockUserDevices(user),
-                new NpgsqlBatchCommand(SyncQueries.MakeRoomForDevice)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<string> { TypedValue = deviceId },
-                        new NpgsqlParameter<DateTimeOffset> { TypedValue = bounds.InForceSince.ToUniversalTime() },
-                        new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices },
-                    },
-                },
-                new NpgsqlBatchCommand(SyncQueries.AddDevice)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<string> { TypedValue = deviceId },
-                        new NpgsqlParameter<long> { TypedValue = ackedSeq },
-                    },
-                },
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<string> { TypedValue = deviceId },
+                new NpgsqlParameter<DateTimeOffset> { TypedValue = bounds.InForceSince.ToUniversalTime() },
+                new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices },
             },
-        };
+        });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.AddDevice)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<string> { TypedValue = deviceId },
+                new NpgsqlParameter<long> { TypedValue = ackedSeq },
+            },
+        });
         await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
     }
 
     public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken)
@@ -99,42 +93,30 @@ public sealed partial class PostgresSyncStore
 
     public async Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken)
     {
-        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        await using var batch = new NpgsqlBatch(connection, transaction)
+        // One batch, one implicit transaction: the lock is held for the batch alone.
+        await using var batch = dataSource.CreateBatch();
+        batch.BatchCommands.Add(LockUserDevices(user));
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.RevokeDevice)
         {
-            BatchCommands =
+            Parameters =
             {
-                LockUserDevices(user),
-                new NpgsqlBatchCommand(SyncQueries.RevokeDevice)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<string> { TypedValue = deviceId },
-                        new NpgsqlParameter<DateTimeOffset> { TypedValue = bounds.InForceSince.ToUniversalTime() },
-                        new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked },
-                    },
-                },
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<string> { TypedValue = deviceId },
+                new NpgsqlParameter<DateTimeOffset> { TypedValue = bounds.InForceSince.ToUniversalTime() },
+                new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked },
             },
-        };
-        Revocation revocation;
-        await using (var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false))
+        });
+        await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return (UserExists: reader.GetBoolean(0), Known: reader.GetBoolean(1), Revoked: !reader.IsDBNull(2), AtLimit: reader.GetBoolean(3)) switch
         {
-            await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-            await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-            revocation = (UserExists: reader.GetBoolean(0), Known: reader.GetBoolean(1), Revoked: !reader.IsDBNull(2), AtLimit: reader.GetBoolean(3)) switch
-            {
-                { UserExists: false } => new Revocation(RevocationOutcome.UnknownUser),
-                { Revoked: true } => new Revocation(RevocationOutcome.Revoked, reader.GetFieldValue<DateTimeOffset>(2)),
-                { Known: true, AtLimit: true } => new Revocation(RevocationOutcome.TooManyRevoked),
-                // Unknown, or removed between the statement's look and its update (its revocation had lapsed).
-                _ => new Revocation(RevocationOutcome.UnknownDevice),
-            };
-        }
-
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-        return revocation;
+            { UserExists: false } => new Revocation(RevocationOutcome.UnknownUser),
+            { Revoked: true } => new Revocation(RevocationOutcome.Revoked, reader.GetFieldValue<DateTimeOffset>(2)),
+            { Known: true, AtLimit: true } => new Revocation(RevocationOutcome.TooManyRevoked),
+            // Unknown, or removed between the statement's look and its update (its revocation had lapsed).
+            _ => new Revocation(RevocationOutcome.UnknownDevice),
+        };
     }
 
     private static NpgsqlBatchCommand LockUserDevices(UserNo user) =>
