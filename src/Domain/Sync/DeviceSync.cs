@@ -8,7 +8,8 @@ namespace Kobo.Sync.Domain.Sync;
 /// <see cref="ConflictRules"/> inside one store transaction) and the delta pull (keyset pages over the
 /// user's change sequence, positions carried in signed <see cref="SyncTokens"/>).
 /// </summary>
-public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
+public sealed class DeviceSync(
+    ISyncStore store, SyncTokens tokens, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
@@ -153,20 +154,40 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
         }
 
         // The token the device came back with is what it has applied: its acknowledged position.
-        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, cancellationToken).ConfigureAwait(false);
+        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, Bounds(), cancellationToken).ConfigureAwait(false);
         var pageOfSync = position.PagesInSync + 1;
         next = next with { PagesInSync = hasMore ? pageOfSync : 0 };
         return new SyncChangePage(changes, tokens.Issue(user, next), hasMore) { PageOfSync = pageOfSync };
     }
 
-    public async Task<DeviceList> ListDevicesAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
+    /// <summary>A page of the user's devices, with the paging rules of the highlight pages (<see cref="DeviceReads"/>).</summary>
+    public async Task<DeviceList> ListDevicesAsync(
+        DeviceCaller caller, UserNo user, int? pageSize, string? cursor, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var devices = await store.ListDevicesAsync(user, cancellationToken).ConfigureAwait(false) ?? throw UnknownUser(user);
-        return new DeviceList(devices);
+        var size = pageSize ?? DeviceReads.DefaultPageSize;
+        if (size is < 1 or > DeviceReads.MaxPageSize)
+        {
+            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {DeviceReads.MaxPageSize}; it was {size}.");
+        }
+
+        var after = string.IsNullOrEmpty(cursor) ? null : deviceCursors.Resolve(user, cursor);
+
+        // One row more than the page tells whether another page follows, without a count.
+        var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false) ?? throw UnknownUser(user);
+        if (rows.Count <= size)
+        {
+            return new DeviceList(rows, null);
+        }
+
+        var devices = rows.Take(size).ToArray();
+        return new DeviceList(devices, deviceCursors.Issue(user, new DevicePosition(devices[^1].LastSyncAt, devices[^1].DeviceId)));
     }
 
-    /// <summary>Revokes a device of the caller's user (a device may revoke itself); its tokens stop working at once.</summary>
+    /// <summary>
+    /// Revokes a known device of the caller's user (a device may revoke itself); its tokens stop working
+    /// at once. An id the service has never seen pull is not found: nothing is stored for it.
+    /// </summary>
     public async Task RevokeDeviceAsync(DeviceCaller caller, UserNo user, string? deviceId, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
@@ -175,10 +196,23 @@ public sealed class DeviceSync(ISyncStore store, SyncTokens tokens, SyncSettings
             throw new InvalidRequestException("deviceId", $"deviceId must be {DeviceIds.Rule}.");
         }
 
-        var revokedAt = await store.RevokeDeviceAsync(user, deviceId, cancellationToken).ConfigureAwait(false)
-            ?? throw UnknownUser(user);
-        revoked.Revoke(user, deviceId, revokedAt);
+        var bounds = Bounds();
+        var revocation = await store.RevokeDeviceAsync(user, deviceId, bounds, cancellationToken).ConfigureAwait(false);
+        switch (revocation.Outcome)
+        {
+            case RevocationOutcome.UnknownUser:
+                throw UnknownUser(user);
+            case RevocationOutcome.UnknownDevice:
+                throw new ResourceNotFoundException($"User {user} has no device with this id: a device becomes known with its first pull.");
+            case RevocationOutcome.TooManyRevoked:
+                throw new TooManyRevokedDevicesException(bounds.MaxRevoked);
+        }
+
+        revoked.Revoke(user, deviceId, revocation.RevokedAt);
     }
+
+    /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>
+    private DeviceBounds Bounds() => new(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
 
     private static ResourceNotFoundException UnknownUser(UserNo user) => new($"User {user} does not exist.");
 }

@@ -7,8 +7,8 @@ namespace Kobo.Sync.Domain.Sync;
 public sealed record DeviceView(
     string DeviceId, DateTimeOffset FirstSeenAt, DateTimeOffset? LastSyncAt, long Position, DateTimeOffset? RevokedAt);
 
-/// <summary>The device list of a user.</summary>
-public sealed record DeviceList(IReadOnlyList<DeviceView> Devices);
+/// <summary>A page of a user's device list, most recently synced first; <see cref="NextCursor"/> is null on the last page.</summary>
+public sealed record DeviceList(IReadOnlyList<DeviceView> Devices, string? NextCursor);
 
 /// <summary>
 /// Told at once when a device is revoked, so that the authentication of this instance refuses the

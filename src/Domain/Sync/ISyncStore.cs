@@ -27,17 +27,26 @@ public interface ISyncStore
     /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
     Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);
 
-    /// <summary>Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.</summary>
-    Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken);
-
-    /// <summary>The user's devices, most recently synced first; null when the user does not exist.</summary>
-    Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken);
+    /// <summary>
+    /// Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.
+    /// A device new to a user who has <see cref="DeviceBounds.MaxDevices"/> makes room by dropping the
+    /// least recently seen devices whose revocation is not in force (never refused).
+    /// </summary>
+    Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Marks the device revoked, whether or not it ever pulled (keeping an earlier revocation time);
-    /// returns the revocation time, or null when the user does not exist.
+    /// Up to <paramref name="limit"/> of the user's devices after <paramref name="after"/> (from the
+    /// first when null), most recently synced first (never pulled last), then by id; null when the user
+    /// does not exist.
     /// </summary>
-    Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken);
+    Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Marks a device the user has revoked (a device revoked again takes the later time), unless the
+    /// device is unknown or the user already holds <see cref="DeviceBounds.MaxRevoked"/> other
+    /// revocations in force. Creates no device.
+    /// </summary>
+    Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken);
 }
 
 /// <summary>

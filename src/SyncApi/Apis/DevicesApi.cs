@@ -1,10 +1,11 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
+using System.Text.Json.Serialization;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;
 
-/// <summary>A user's devices with their sync state, and revoking one: its tokens stop working at once.</summary>
+/// <summary>A user's devices with their sync state, a page at a time, and revoking one: its tokens stop working at once.</summary>
 internal static class DevicesApi
 {
     public static RouteGroupBuilder MapDevicesApi(this IEndpointRouteBuilder app)
@@ -18,15 +19,17 @@ internal static class DevicesApi
             .ProducesProblem(StatusCodes.Status404NotFound);
 
         group.MapGet(string.Empty, ListDevices).WithName("ListDevices");
-        group.MapDelete("/{deviceId}", RevokeDevice).WithName("RevokeDevice");
+        group.MapDelete("/{deviceId}", RevokeDevice).WithName("RevokeDevice").ProducesProblem(StatusCodes.Status409Conflict);
         return group;
     }
 
-    private static async Task<JsonHttpResult<DeviceList>> ListDevices(
-        string userNo, HttpContext context, DeviceSync sync, CancellationToken cancellationToken) =>
-        TypedResults.Json(
-            await sync.ListDevicesAsync(context.Caller(), RequestIds.User(userNo), cancellationToken),
-            SyncJsonContext.Default.DeviceList);
+    private static async Task<JsonHttpResult<DevicePage>> ListDevices(
+        string userNo, string? pageSize, string? cursor, HttpContext context, DeviceSync sync, CancellationToken cancellationToken)
+    {
+        var list = await sync.ListDevicesAsync(
+            context.Caller(), RequestIds.User(userNo), DeviceRequest.PageSize(pageSize), cursor, cancellationToken);
+        return TypedResults.Json(new DevicePage(list.Devices, list.NextCursor), SyncJsonContext.Default.DevicePage);
+    }
 
     private static async Task<NoContent> RevokeDevice(
         string userNo, string deviceId, HttpContext context, DeviceSync sync, CancellationToken cancellationToken)
@@ -35,3 +38,11 @@ internal static class DevicesApi
         return TypedResults.NoContent();
     }
 }
+
+/// <summary>
+/// A page of the device list as REST writes it: absent device fields are left out, but
+/// <c>nextCursor</c> is written as null on the last page, as on the highlight pages.
+/// </summary>
+internal sealed record DevicePage(
+    IReadOnlyList<DeviceView> Devices,
+    [property: JsonIgnore(Condition = JsonIgnoreCondition.Never)] string? NextCursor);

@@ -9,5 +9,5 @@ namespace Kobo.Sync.SyncApi.Apis;
 [JsonSerializable(typeof(PushRequest))]
 [JsonSerializable(typeof(PushResponse))]
 [JsonSerializable(typeof(SyncChangePage))]
-[JsonSerializable(typeof(DeviceList))]
+[JsonSerializable(typeof(DevicePage))]
 internal sealed partial class SyncJsonContext : JsonSerializerContext;

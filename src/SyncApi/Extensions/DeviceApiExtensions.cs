@@ -27,6 +27,7 @@ public static class DeviceApiExtensions
             .ValidateDataAnnotations()
             .ValidateOnStart();
         builder.Services.AddSingleton(SyncTokensFactory.Create);
+        builder.Services.AddSingleton(SyncTokensFactory.CreateDeviceCursors);
         builder.Services.AddSingleton(SyncTokensFactory.Settings);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<DeviceSync>();

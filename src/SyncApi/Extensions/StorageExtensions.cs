@@ -54,6 +54,8 @@ public static class StorageExtensions
         // The list authentication checks; filled from the store even where device auth is not added.
         services.TryAddSingleton<DeviceRevocationList>();
         services.AddHostedService<DeviceRevocationRefresher>();
+        services.AddSingleton<RevocationPurge>();
+        services.AddHostedService<RevocationPurgeService>();
 
         services.AddHealthChecks().AddCheck<StorageHealthCheck>("storage", tags: [ServiceDefaultsExtensions.ReadyTag]);
         return builder;

@@ -64,7 +64,7 @@ internal static class SyncGrpcChanges
 
     public static ListDevicesResponse ToMessage(DeviceList list)
     {
-        var message = new ListDevicesResponse();
+        var message = new ListDevicesResponse { NextCursor = list.NextCursor ?? string.Empty };
         foreach (var device in list.Devices)
         {
             var item = new Device

@@ -72,7 +72,8 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMe
 
     public override async Task<ListDevicesResponse> ListDevices(ListDevicesRequest request, ServerCallContext context)
     {
-        var list = await sync.ListDevicesAsync(Caller(context), RequestIds.User(request.UserNo), context.CancellationToken);
+        var list = await sync.ListDevicesAsync(
+            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
         return SyncGrpcChanges.ToMessage(list);
     }
 

@@ -1,4 +1,8 @@
+using System.Security.Claims;
+using System.Text;
 using Kobo.Sync.SyncApi.Tests.Support;
+using Microsoft.IdentityModel.JsonWebTokens;
+using Microsoft.IdentityModel.Tokens;
 
 namespace Kobo.Sync.SyncApi.Tests.Apis;
 
@@ -42,6 +46,32 @@ public sealed class DeviceAuthTests : IClassFixture<DemoDatabase>, IDisposable
         using var response = await client.GetAsync(new Uri(UserPath, UriKind.Relative), TestTimeout.Token);
 
         Assert.Equal(200, (int)response.StatusCode);
+    }
+
+    [Fact]
+    public async Task ATokenLivingLongerThanTheMaxTokenLifetimeIsUnauthorizedAndOneLivingExactlyThatLongIsAccepted()
+    {
+        var issued = DateTime.UtcNow;
+
+        await AssertUnauthorized(TestTokens.For(12, issuedAt: issued, expires: issued.AddHours(720).AddSeconds(1)), "lifetime (exp - iat)");
+        await _service.CreateClient().WithToken(TestTokens.For(12, issuedAt: issued, expires: issued.AddHours(720))).GetJsonAsync(UserPath, 200);
+    }
+
+    [Fact]
+    public async Task ATokenWithoutAnIssueTimeIsUnauthorized()
+    {
+        // The handler's defaults would add iat (and nbf); this issuer leaves them out.
+        var token = new JsonWebTokenHandler { SetDefaultTimesOnTokenCreation = false }.CreateToken(new SecurityTokenDescriptor
+        {
+            Issuer = "kobo-sync",
+            Audience = "kobo-devices",
+            Expires = DateTime.UtcNow.AddHours(1),
+            Subject = new ClaimsIdentity([new Claim("sub", "12"), new Claim("did", "reader-1")]),
+            SigningCredentials = new SigningCredentials(
+                new SymmetricSecurityKey(Encoding.UTF8.GetBytes(TestTokens.SigningKey)), SecurityAlgorithms.HmacSha256),
+        });
+
+        await AssertUnauthorized(token, "no issue time (iat)");
     }
 
     [Fact]

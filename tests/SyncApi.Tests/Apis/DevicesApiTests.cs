@@ -21,6 +21,22 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
         return response.StatusCode;
     }
 
+    /// <summary>Pulls until the answer is no longer 200 or the time is up; returns the last status.</summary>
+    private static async Task<HttpStatusCode> StatusWithinAsync(HttpClient client, long user, TimeSpan within)
+    {
+        var deadline = DateTime.UtcNow + within;
+        HttpStatusCode status;
+        do
+        {
+            await Task.Delay(200, TestTimeout.Token);
+            using var response = await client.GetAsync(new Uri($"/v1/users/{user}/changes", UriKind.Relative), TestTimeout.Token);
+            status = response.StatusCode;
+        }
+        while (status == HttpStatusCode.OK && DateTime.UtcNow < deadline);
+
+        return status;
+    }
+
     [Fact]
     public async Task EachPullRecordsTheDevicesAcknowledgedPositionAndTime()
     {
@@ -64,12 +80,55 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
     {
         var user = db.NewUser();
         using var owner = db.Device(user, "owner");
+        using var revoked = db.Device(user, "re-enrolled");
+        await revoked.PullPageAsync(user, null);
         Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "re-enrolled"));
         await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token); // token issue times have whole seconds
 
         using var fresh = db.Device(user, "re-enrolled");
 
         await fresh.PullPageAsync(user, null);
+    }
+
+    [Fact]
+    public async Task RevokingAReEnrolledDeviceAgainRefusesItsNewToken()
+    {
+        var user = db.NewUser();
+        using var owner = db.Device(user, "owner");
+        using var first = db.Device(user, "reader");
+        await first.PullPageAsync(user, null);
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+        var firstRevocation = (await DeviceAsync(owner, user, "reader")).GetProperty("revokedAt").GetDateTimeOffset();
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token); // token issue times have whole seconds
+        using var reEnrolled = db.Device(user, "reader");
+        await reEnrolled.PullPageAsync(user, null);
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+
+        await reEnrolled.PullPageAsync(user, null, expect: 401);
+        Assert.True((await DeviceAsync(owner, user, "reader")).GetProperty("revokedAt").GetDateTimeOffset() > firstRevocation);
+    }
+
+    [Fact]
+    public async Task ASecondRevocationOfAReEnrolledDeviceReachesAnotherInstance()
+    {
+        var user = db.NewUser();
+        var settings = TestTokens.ServiceSettings(db.ConnectionString);
+        settings["Sync:RevocationRefreshSeconds"] = "1";
+        await using var other = new SyncApiFactory(settings);
+        using var owner = db.Device(user, "owner");
+        using var first = db.Device(user, "reader");
+        await first.PullPageAsync(user, null);
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token);
+        using var onOther = other.CreateClient().WithToken(TestTokens.For(user, "reader"));
+        await onOther.PullPageAsync(user, null);
+        await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+
+        Assert.Equal(HttpStatusCode.Unauthorized, await StatusWithinAsync(onOther, user, TimeSpan.FromSeconds(15)));
     }
 
     [Fact]
@@ -85,17 +144,148 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
 
         Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "stolen"));
 
-        var deadline = DateTime.UtcNow.AddSeconds(15);
-        HttpStatusCode status;
+        Assert.Equal(HttpStatusCode.Unauthorized, await StatusWithinAsync(onOther, user, TimeSpan.FromSeconds(15)));
+    }
+
+    [Fact]
+    public async Task RevokingADeviceTheServiceHasNeverSeenPullIs404AndStoresNothing()
+    {
+        var user = db.NewUser();
+        using var owner = db.Device(user, "owner");
+        await owner.PullPageAsync(user, null);
+
+        using var response = await owner.DeleteAsync(new Uri($"/v1/users/{user}/devices/made-up", UriKind.Relative), TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.NotFound, response.StatusCode);
+        Assert.Equal("application/problem+json", response.Content.Headers.ContentType?.MediaType);
+        Assert.Equal(["owner"], await db.DeviceIdsAsync(user));
+    }
+
+    [Fact]
+    public async Task AtTheDeviceLimitANewDeviceTakesThePlaceOfTheLeastRecentlySeenOneAndNoneIsLockedOut()
+    {
+        var user = db.NewUser();
+        await using var service = db.ServiceWith(new() { ["Sync:MaxDevicesPerUser"] = "3" });
+        foreach (var device in new[] { "a", "b", "c", "a" })
+        {
+            using var client = service.CreateClient().WithToken(TestTokens.For(user, device));
+            await client.PullPageAsync(user, null);
+        }
+
+        using var d = service.CreateClient().WithToken(TestTokens.For(user, "d"));
+        await d.PullPageAsync(user, null);
+        var afterD = await db.DeviceIdsAsync(user);
+        using var b = service.CreateClient().WithToken(TestTokens.For(user, "b"));
+        await b.PullPageAsync(user, null);
+
+        Assert.Equal(["a", "c", "d"], afterD);
+        Assert.Equal(["a", "b", "d"], await db.DeviceIdsAsync(user));
+    }
+
+    [Fact]
+    public async Task RevokedDevicesKeepTheirPlaceAndOnePlaceIsAlwaysLeftForANewDevice()
+    {
+        var user = db.NewUser();
+        await using var service = db.ServiceWith(new() { ["Sync:MaxDevicesPerUser"] = "3" });
+        using var owner = service.CreateClient().WithToken(TestTokens.For(user, "owner"));
+        foreach (var device in new[] { "a", "b" })
+        {
+            using var client = service.CreateClient().WithToken(TestTokens.For(user, device));
+            await client.PullPageAsync(user, null);
+        }
+
+        await owner.PullPageAsync(user, null);
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "a"));
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "b"));
+
+        using var third = await owner.DeleteAsync(new Uri($"/v1/users/{user}/devices/owner", UriKind.Relative), TestTimeout.Token);
+        var problem = JsonDocument.Parse(await third.Content.ReadAsStringAsync(TestTimeout.Token)).RootElement;
+        using var newcomer = service.CreateClient().WithToken(TestTokens.For(user, "new"));
+        await newcomer.PullPageAsync(user, null);
+
+        Assert.Equal(HttpStatusCode.Conflict, third.StatusCode);
+        Assert.Contains("2 revoked devices", problem.Str("detail"), StringComparison.Ordinal);
+        // The owner, the only device not revoked, made room; it still works and takes a place back.
+        Assert.Equal(["a", "b", "new"], await db.DeviceIdsAsync(user));
+        await owner.PullPageAsync(user, null);
+        Assert.Equal(["a", "b", "owner"], await db.DeviceIdsAsync(user));
+        // A device already revoked may be revoked again at the limit.
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "a"));
+    }
+
+    [Fact]
+    public async Task TheDeviceListComesInPagesMostRecentlySyncedFirstAndAWalkSeesEachDeviceOnce()
+    {
+        var user = db.NewUser();
+        var pulled = Enumerable.Range(0, 11).Select(i => $"reader-{i:D2}").ToArray();
+        foreach (var device in pulled)
+        {
+            using var client = db.Device(user, device);
+            await client.PullPageAsync(user, null);
+        }
+
+        // Devices revoked before they ever pulled, as stored before a device had to be known to be revoked.
+        await using (var legacy = db.DataSource.CreateCommand("INSERT INTO devices (user_no, device_id, revoked_at) VALUES ($1, 'old-b', now()), ($1, 'old-a', now())"))
+        {
+            legacy.Parameters.Add(new Npgsql.NpgsqlParameter<long> { TypedValue = user });
+            await legacy.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
+        using var owner = db.Device(user, pulled[^1]);
+        var first = await owner.GetJsonAsync($"/v1/users/{user}/devices", 200);
+        var walked = new List<string>();
+        string? cursor = null;
         do
         {
-            await Task.Delay(200, TestTimeout.Token);
-            using var response = await onOther.GetAsync(new Uri($"/v1/users/{user}/changes", UriKind.Relative), TestTimeout.Token);
-            status = response.StatusCode;
+            var page = await owner.GetJsonAsync(
+                $"/v1/users/{user}/devices?pageSize=1" + (cursor is null ? string.Empty : "&cursor=" + Uri.EscapeDataString(cursor)), 200);
+            walked.AddRange(page.GetProperty("devices").EnumerateArray().Select(d => d.Str("deviceId")));
+            cursor = page.GetProperty("nextCursor").GetString();
         }
-        while (status == HttpStatusCode.OK && DateTime.UtcNow < deadline);
+        while (cursor is not null);
 
-        Assert.Equal(HttpStatusCode.Unauthorized, status);
+        Assert.Equal(pulled.Reverse().Take(10), first.GetProperty("devices").EnumerateArray().Select(d => d.Str("deviceId")));
+        Assert.Equal(JsonValueKind.String, first.GetProperty("nextCursor").ValueKind);
+        Assert.Equal([.. pulled.Reverse(), "old-a", "old-b"], walked);
+    }
+
+    [Theory]
+    [InlineData("pageSize=0", "pageSize")]
+    [InlineData("pageSize=101", "pageSize")]
+    [InlineData("pageSize=ten", "pageSize")]
+    [InlineData("cursor=bm90LWEtY3Vyc29y.AAAAAAAAAAAAAAAAAAAAAA", "cursor")]
+    public async Task ABadPageSizeOrAMadeUpCursorIs400NamingTheField(string query, string field)
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user);
+
+        var problem = await device.GetJsonAsync($"/v1/users/{user}/devices?{query}", 400);
+
+        Assert.True(problem.GetProperty("errors").TryGetProperty(field, out _), problem.ToString());
+    }
+
+    [Fact]
+    public async Task ACursorIssuedForAnotherUserOrForHighlightsIsRefused()
+    {
+        var user = db.NewUser();
+        var other = db.NewUser();
+        foreach (var (owner, device) in new[] { (user, "a"), (user, "b"), (other, "a"), (other, "b") })
+        {
+            using var client = db.Device(owner, device);
+            await client.PullPageAsync(owner, null);
+        }
+
+        using var asOther = db.Device(other, "a");
+        var othersCursor = (await asOther.GetJsonAsync($"/v1/users/{other}/devices?pageSize=1", 200)).GetProperty("nextCursor").GetString()!;
+        using var asUser = db.Device(user, "a");
+        await asUser.PushAsync(user, Upsert("h1", "t", DateTimeOffset.UtcNow), Upsert("h2", "t", DateTimeOffset.UtcNow));
+        var highlightCursor = (await asUser.GetJsonAsync($"/v1/users/{user}/highlights?pageSize=1", 200)).GetProperty("nextCursor").GetString()!;
+
+        foreach (var cursor in new[] { othersCursor, highlightCursor })
+        {
+            var problem = await asUser.GetJsonAsync($"/v1/users/{user}/devices?cursor={Uri.EscapeDataString(cursor)}", 400);
+            Assert.True(problem.GetProperty("errors").TryGetProperty("cursor", out _));
+        }
     }
 
     // U+0000 never gets this far: the server refuses %00 in a path with a bare 400 before any endpoint runs.

@@ -48,6 +48,16 @@ public sealed class TokenCommandTests : IDisposable
     }
 
     [Fact]
+    public void ATokenLongerLivedThanTheServiceAcceptsIsNotMinted()
+    {
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+        Assert.Equal(2, TokenCommand.Run(Configuration, ["token", "--user", "12", "--hours", "721"], output, error));
+        Assert.Empty(output.ToString());
+        Assert.Contains("Auth:MaxTokenLifetimeHours", error.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void WithoutASigningKeyItSaysWhichKeyToSet()
     {
         using var error = new StringWriter();

@@ -81,6 +81,7 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     [InlineData("expired")]
     [InlineData("issued-in-the-future")]
     [InlineData("a-claim-named-twice")]
+    [InlineData("living-longer-than-the-service-accepts")]
     public async Task ABadTokenIsUnauthenticatedWithTheHandlersReason(string kind)
     {
         var token = kind switch
@@ -89,6 +90,7 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
             "issued-in-the-future" => TestTokens.For(12, issuedAt: DateTime.UtcNow.AddMinutes(10)),
             "wrong-key" => TestTokens.For(12, key: "some-other-signing-key-of-at-least-32-bytes"),
             "expired" => TestTokens.For(12, expires: DateTime.UtcNow.AddHours(-2)),
+            "living-longer-than-the-service-accepts" => TestTokens.For(12, expires: DateTime.UtcNow.AddHours(721)),
             _ => kind,
         };
 

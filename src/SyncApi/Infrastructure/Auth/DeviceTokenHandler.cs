@@ -29,6 +29,8 @@ internal sealed class DeviceTokenHandler(
     : AuthenticationHandler<AuthenticationSchemeOptions>(options, logger, encoder)
 {
     internal const string FutureIssueTimeMessage = "The token's issue time (iat) lies in the future.";
+    internal const string MissingIssueTimeMessage = "The token has no issue time (iat).";
+    internal const string TooLongLifetimeMessage = "The token's lifetime (exp - iat) is longer than this service accepts.";
     internal const string MissingGrpcTokenMessage = "A bearer token is required in the authorization metadata.";
     private const string BearerPrefix = "Bearer ";
     private static readonly JsonWebTokenHandler Tokens = new() { MapInboundClaims = false };
@@ -74,11 +76,20 @@ internal sealed class DeviceTokenHandler(
                 $"The token lacks a valid 'sub' (user number) or 'did' (device id: {DeviceIds.Rule}) claim.");
         }
 
-        DateTimeOffset? issued = result.SecurityToken is JsonWebToken { IssuedAt: var issuedAt } && issuedAt != DateTime.MinValue
-            ? DateTimeOffset.FromUnixTimeSeconds(EpochTime.GetIntDate(issuedAt))
-            : null;
-        // Revocation refuses the tokens issued up to it: one issued "later" by a clock that runs ahead
-        // would outlive the revocation of its device.
+        // A revocation refuses the tokens issued up to it, and is kept only as long as such a token can
+        // live: a token must say when it was issued, and live no longer than the service allows.
+        if (result.SecurityToken is not JsonWebToken { IssuedAt: var issuedAt } || issuedAt == DateTime.MinValue)
+        {
+            return AuthenticateResult.Fail(MissingIssueTimeMessage);
+        }
+
+        var issued = DateTimeOffset.FromUnixTimeSeconds(EpochTime.GetIntDate(issuedAt));
+        if (DateTimeOffset.FromUnixTimeSeconds(EpochTime.GetIntDate(result.SecurityToken.ValidTo)) - issued > keys.MaxLifetime)
+        {
+            return AuthenticateResult.Fail(TooLongLifetimeMessage);
+        }
+
+        // One issued "later" by a clock that runs ahead would outlive the revocation of its device.
         if (issued > now + keys.Validation.ClockSkew)
         {
             return AuthenticateResult.Fail(FutureIssueTimeMessage);

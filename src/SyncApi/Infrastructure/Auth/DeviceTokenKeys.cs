@@ -30,6 +30,7 @@ public sealed class DeviceTokenKeys
 
         Issuer = o.Issuer;
         Audience = o.Audience;
+        MaxLifetime = o.MaxTokenLifetime;
         Validation = new TokenValidationParameters
         {
             ValidIssuer = o.Issuer,
@@ -56,6 +57,9 @@ public sealed class DeviceTokenKeys
     public string Issuer { get; }
 
     public string Audience { get; }
+
+    /// <summary>The longest <c>exp</c> - <c>iat</c> a token may have (<c>Auth:MaxTokenLifetimeHours</c>).</summary>
+    public TimeSpan MaxLifetime { get; }
 
     /// <summary>
     /// An RSA (RS256) or EC P-256 (ES256) public key from PEM text; false with the reason when the

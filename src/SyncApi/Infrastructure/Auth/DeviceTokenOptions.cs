@@ -26,4 +26,19 @@ public sealed class DeviceTokenOptions
     /// <summary>Tolerated difference between the issuer's and this server's clocks.</summary>
     [Range(0, 600)]
     public int ClockSkewSeconds { get; set; } = 30;
+
+    /// <summary>
+    /// The longest a token may live (<c>exp</c> - <c>iat</c>); a longer one is refused. It bounds how
+    /// long a revocation must be kept: after <see cref="RevocationLifetime"/> every token it refuses has expired.
+    /// </summary>
+    [Range(1, 8_760, ErrorMessage = "Auth:MaxTokenLifetimeHours must be from {1} to {2}.")]
+    public int MaxTokenLifetimeHours { get; set; } = 720;
+
+    public TimeSpan MaxTokenLifetime => TimeSpan.FromHours(MaxTokenLifetimeHours);
+
+    /// <summary>
+    /// How long a revocation is kept: a token it refuses was issued at or before it, lives at most
+    /// <see cref="MaxTokenLifetime"/> and is accepted at most <see cref="ClockSkewSeconds"/> past its expiry.
+    /// </summary>
+    public TimeSpan RevocationLifetime => MaxTokenLifetime + TimeSpan.FromSeconds(ClockSkewSeconds);
 }

@@ -39,6 +39,11 @@ public static class TokenCommand
             }
         }
 
+        if (hours > options.MaxTokenLifetimeHours)
+        {
+            return Usage(error, $"--hours may be at most Auth:MaxTokenLifetimeHours ({options.MaxTokenLifetimeHours}): the service refuses longer-lived tokens.");
+        }
+
         var keys = new DeviceTokenKeys(Options.Create(options));
         var lifetime = TimeSpan.FromHours(hours);
         if (user is not null && long.TryParse(user, CultureInfo.InvariantCulture, out var userNo) && userNo > 0)

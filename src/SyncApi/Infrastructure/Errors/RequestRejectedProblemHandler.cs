@@ -34,6 +34,7 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             ResourceNotFoundException notFound => Problem(StatusCodes.Status404NotFound, "Not found", notFound.Message),
             AccessDeniedException denied => Problem(StatusCodes.Status403Forbidden, "Forbidden", denied.Message),
             BatchTooLargeException tooLarge => Problem(StatusCodes.Status413PayloadTooLarge, "Batch too large", tooLarge.Message, BatchTooLargeException.Field),
+            TooManyRevokedDevicesException tooMany => Problem(StatusCodes.Status409Conflict, "Too many revoked devices", tooMany.Message),
             SyncTokenExpiredException expired => Problem(StatusCodes.Status410Gone, "Sync token expired", expired.Message, SyncTokens.Field),
             BadHttpRequestException { InnerException: System.Text.Json.JsonException json } =>
                 Problem(StatusCodes.Status400BadRequest, "Invalid request", $"The body is not the expected JSON: {json.Message}", BodyField),

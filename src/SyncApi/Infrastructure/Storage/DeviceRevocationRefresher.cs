@@ -8,16 +8,19 @@ using Npgsql;
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Fills <see cref="DeviceRevocationList"/> from the store: every revoked device before the service
-/// takes requests (or, when the store was down at start, once it is migrated), then new revocations (made by other instances) every
-/// <c>Sync:RevocationRefreshSeconds</c>. Each poll re-reads a minute before the newest revocation it
-/// knows, so one committed late is not missed; applying a revocation twice changes nothing.
+/// Keeps <see cref="DeviceRevocationList"/> in step with the store: every revocation in force before
+/// the service takes requests (or, when the store was down at start, once it is migrated), then new
+/// revocations (made by other instances) every <c>Sync:RevocationRefreshSeconds</c>. Each poll re-reads
+/// a minute before the newest revocation it knows, so one committed late is not missed; applying a
+/// revocation twice changes nothing. Each poll also forgets the revocations that have lapsed
+/// (older than <see cref="DeviceTokenOptions.RevocationLifetime"/>), as the store's purge removes them.
 /// </summary>
 internal sealed class DeviceRevocationRefresher(
     NpgsqlDataSource dataSource,
     DeviceRevocationList revocations,
     StorageReadiness readiness,
     IOptions<SyncOptions> options,
+    IOptions<DeviceTokenOptions> tokenOptions,
     TimeProvider clock,
     ILogger<DeviceRevocationRefresher> logger) : BackgroundService
 {
@@ -72,8 +75,11 @@ internal sealed class DeviceRevocationRefresher(
 
     private async Task RefreshAsync(CancellationToken cancellationToken)
     {
+        var inForceSince = clock.GetUtcNow() - tokenOptions.Value.RevocationLifetime;
+        revocations.ForgetBefore(inForceSince);
+        _since = _since > inForceSince ? _since : inForceSince;
         await using var command = dataSource.CreateCommand(SyncQueries.RevokedDevices);
-        command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = _since });
+        command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = _since.ToUniversalTime() });
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         var newest = _since;
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))

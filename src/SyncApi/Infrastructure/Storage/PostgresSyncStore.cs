@@ -9,9 +9,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
 /// that takes the user's change sequence, locks and loads the highlights it touches and stores the
-/// decided states in one statement; a pull is one round trip of four statements.
+/// decided states in one statement; a pull is one round trip of four statements. The devices are in
+/// <c>PostgresSyncStore.Devices.cs</c>.
 /// </summary>
-public sealed class PostgresSyncStore(NpgsqlDataSource dataSource) : ISyncStore
+public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource) : ISyncStore
 {
     public async Task<bool> ApplyAsync(
         UserNo user,
@@ -150,55 +151,6 @@ public sealed class PostgresSyncStore(NpgsqlDataSource dataSource) : ISyncStore
         var changed = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not null;
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         return changed;
-    }
-
-    public async Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken)
-    {
-        await using var command = dataSource.CreateCommand(SyncQueries.RecordPull);
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ackedSeq });
-        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-    }
-
-    public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken)
-    {
-        await using var command = dataSource.CreateCommand(SyncQueries.ListDevices);
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            return null;
-        }
-
-        var devices = new List<DeviceView>();
-        do
-        {
-            if (reader.IsDBNull(0))
-            {
-                break;
-            }
-
-            devices.Add(new DeviceView(
-                reader.GetString(0),
-                reader.GetFieldValue<DateTimeOffset>(1),
-                reader.IsDBNull(2) ? null : reader.GetFieldValue<DateTimeOffset>(2),
-                reader.GetInt64(3),
-                reader.IsDBNull(4) ? null : reader.GetFieldValue<DateTimeOffset>(4)));
-        }
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
-
-        return devices;
-    }
-
-    public async Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken)
-    {
-        await using var command = dataSource.CreateCommand(SyncQueries.RevokeDevice);
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
-        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is DateTime at
-            ? new DateTimeOffset(DateTime.SpecifyKind(at, DateTimeKind.Utc))
-            : null;
     }
 
     private static async Task<long?> TakeChangeSeqAsync(

@@ -8,8 +8,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// Runs every device-sync call in its storage pipeline, as the reads run: bounded by the request's
 /// budget and cut off by the circuit, so a database outage answers 503 with <c>Retry-After</c>
 /// (gRPC <c>UNAVAILABLE</c>) instead of an error or a hang. Retries only where a replay is provably
-/// harmless: reads, the device's position (an upsert of the same row) and a revocation (which keeps
-/// the first revocation time). A push is not retried here: its decision runs inside the store's
+/// harmless: reads, the device's position (an upsert of the same row) and a revocation (a replay
+/// at most moves the revocation a moment later, refusing the same tokens). A push is not retried here: its decision runs inside the store's
 /// transaction, and the device's own retry of the batch is the replay that is safe (idempotent by
 /// highlight id). Granting a book is a plain write. The reads here run on the primary (a pull
 /// reads after the device's own pushes), so they sit behind the primary's circuit, not the standbys'.
@@ -38,25 +38,25 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             static (s, ct) => s.store.SetOwnershipAsync(s.user, s.book, s.owned, ct),
             cancellationToken);
 
-    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, CancellationToken cancellationToken) =>
+    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq),
+            StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq, bounds),
             static async (s, ct) =>
             {
-                await s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, ct).ConfigureAwait(false);
+                await s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, s.bounds, ct).ConfigureAwait(false);
                 return true;
             },
             cancellationToken);
 
-    public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, CancellationToken cancellationToken) =>
+    public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (store, user),
-            static (s, ct) => s.store.ListDevicesAsync(s.user, ct),
+            StoragePipelines.PrimaryRead, (store, user, after, limit),
+            static (s, ct) => s.store.ListDevicesAsync(s.user, s.after, s.limit, ct),
             cancellationToken);
 
-    public Task<DateTimeOffset?> RevokeDeviceAsync(UserNo user, string deviceId, CancellationToken cancellationToken) =>
+    public Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (store, user, deviceId),
-            static (s, ct) => s.store.RevokeDeviceAsync(s.user, s.deviceId, ct),
+            StoragePipelines.IdempotentWrite, (store, user, deviceId, bounds),
+            static (s, ct) => s.store.RevokeDeviceAsync(s.user, s.deviceId, s.bounds, ct),
             cancellationToken);
 }

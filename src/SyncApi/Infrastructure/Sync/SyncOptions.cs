@@ -2,7 +2,7 @@ using System.ComponentModel.DataAnnotations;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
 
-/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job.</summary>
+/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices per user.</summary>
 public sealed class SyncOptions
 {
     public const string SectionName = "Sync";
@@ -22,6 +22,13 @@ public sealed class SyncOptions
     /// <summary>Tombstones deleted per purge transaction; small batches keep each transaction short.</summary>
     [Range(1, 100_000, ErrorMessage = "Sync:PurgeBatchSize must be from {1} to {2}.")]
     public int PurgeBatchSize { get; set; } = 1_000;
+
+    /// <summary>
+    /// The most devices kept for one user; a new device at the limit drops the least recently seen one
+    /// not revoked, and at most one fewer may be revoked at a time.
+    /// </summary>
+    [Range(2, 10_000, ErrorMessage = "Sync:MaxDevicesPerUser must be from {1} to {2}.")]
+    public int MaxDevicesPerUser { get; set; } = Domain.Sync.SyncSettings.DefaultMaxDevicesPerUser;
 
     /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
     [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]

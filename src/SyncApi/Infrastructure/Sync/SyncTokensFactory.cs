@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
 using Microsoft.Extensions.Options;
 
@@ -12,12 +13,24 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
 /// </summary>
 internal static class SyncTokensFactory
 {
-    public static SyncTokens Create(IServiceProvider services)
+    public static SyncTokens Create(IServiceProvider services) => new(Key(services));
+
+    /// <summary>The device list's cursors, signed with the same key in a domain of their own.</summary>
+    public static DeviceCursors CreateDeviceCursors(IServiceProvider services) => new(Key(services));
+
+    private static byte[] Key(IServiceProvider services)
     {
         var key = services.GetRequiredService<IOptions<PagingOptions>>().Value.CursorKey;
-        return new SyncTokens(string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key));
+        return string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key);
     }
 
-    public static SyncSettings Settings(IServiceProvider services) =>
-        new(TimeSpan.FromSeconds(services.GetRequiredService<IOptions<SyncOptions>>().Value.MaxClockSkewSeconds));
+    /// <summary>The sync rules from <c>Sync</c>; a revocation lasts as long as <c>Auth</c> lets a token live.</summary>
+    public static SyncSettings Settings(IServiceProvider services)
+    {
+        var sync = services.GetRequiredService<IOptions<SyncOptions>>().Value;
+        return new SyncSettings(
+            TimeSpan.FromSeconds(sync.MaxClockSkewSeconds),
+            sync.MaxDevicesPerUser,
+            services.GetRequiredService<IOptions<DeviceTokenOptions>>().Value.RevocationLifetime);
+    }
 }

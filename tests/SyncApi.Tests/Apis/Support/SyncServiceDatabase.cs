@@ -49,6 +49,33 @@ public sealed class SyncServiceDatabase : PostgresDatabase
         await base.DisposeAsync();
     }
 
+    /// <summary>Another instance of the service on this database, with <paramref name="settings"/> over the defaults.</summary>
+    public SyncApiFactory ServiceWith(Dictionary<string, string?> settings)
+    {
+        var effective = TestTokens.ServiceSettings(ConnectionString);
+        foreach (var (key, value) in settings)
+        {
+            effective[key] = value;
+        }
+
+        return new SyncApiFactory(effective);
+    }
+
+    /// <summary>The ids of the user's stored devices, in ordinal order.</summary>
+    public async Task<List<string>> DeviceIdsAsync(long user)
+    {
+        var ids = new List<string>();
+        await using var command = DataSource.CreateCommand("SELECT device_id FROM devices WHERE user_no = $1 ORDER BY device_id COLLATE \"C\"");
+        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
+        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
+        while (await reader.ReadAsync(TestTimeout.Token))
+        {
+            ids.Add(reader.GetString(0));
+        }
+
+        return ids;
+    }
+
     /// <summary>The stored rows of a user's highlights, tombstones included, as comparable text keyed by id.</summary>
     public async Task<Dictionary<string, string>> StoredAsync(long user)
     {

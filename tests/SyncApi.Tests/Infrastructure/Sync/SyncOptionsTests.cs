@@ -19,6 +19,7 @@ public sealed class SyncOptionsTests
     [InlineData("Sync:PurgeIntervalSeconds", "0")]
     [InlineData("Sync:PurgeBatchSize", "0")]
     [InlineData("Sync:RevocationRefreshSeconds", "0")]
+    [InlineData("Sync:MaxDevicesPerUser", "1")]
     public async Task AnOutOfRangeSyncSettingStopsTheStartNamingTheKey(string key, string value)
     {
         var builder = WebApplication.CreateBuilder();
