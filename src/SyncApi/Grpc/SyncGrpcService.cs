@@ -4,6 +4,7 @@ using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Authorization;
@@ -17,7 +18,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
 /// </summary>
 [Authorize]
-internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMetrics metrics) : SyncService.SyncServiceBase
+internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, LivePull live, SyncMetrics metrics) : SyncService.SyncServiceBase
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
 
@@ -69,6 +70,24 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, SyncMe
 
         return SyncGrpcChanges.ToMessage(page);
     }
+
+    /// <summary>
+    /// Live pull as a server stream (<see cref="LivePull.WatchAsync"/>): the backlog, then a page per commit,
+    /// heartbeats while idle. Ends at the call's deadline or when the client cancels (the interceptor's
+    /// DEADLINE_EXCEEDED or CANCELLED), or OK after <c>Sync:WatchMaxSeconds</c>.
+    /// </summary>
+    public override Task WatchChanges(WatchChangesRequest request, IServerStreamWriter<WatchChangesResponse> responseStream, ServerCallContext context) =>
+        live.WatchAsync(
+            Caller(context), RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize),
+            async page =>
+            {
+                await responseStream.WriteAsync(SyncGrpcChanges.ToWatchMessage(page), context.CancellationToken);
+                if (!page.Heartbeat && !page.Page.HasMore && page.Page.Changes.Count > 0)
+                {
+                    metrics.RecordPullPagesPerSync(Protocols.Grpc, page.Page.PageOfSync);
+                }
+            },
+            context.CancellationToken);
 
     public override async Task<ListDevicesResponse> ListDevices(ListDevicesRequest request, ServerCallContext context)
     {
