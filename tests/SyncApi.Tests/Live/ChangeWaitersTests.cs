@@ -58,6 +58,25 @@ public sealed class ChangeWaitersTests
     }
 
     [Fact]
+    public async Task ANotifiedNumberWakesADeviceOnceEvenIfItsPullDoesNotSeeTheChange()
+    {
+        var registry = Registry();
+        using var waiter = Add(registry, Ada);
+        var wake = waiter.ArmAsync(caughtUpThrough: 1);
+        registry.Notify(Ada.Value, 5, WakeSignal.Now());
+        await wake;
+
+        // Its pull still caught up through 1 only: no second pull for the same notification...
+        var again = waiter.ArmAsync(caughtUpThrough: 1);
+        Assert.False(again.IsCompleted);
+        registry.Notify(Ada.Value, 5, WakeSignal.Now());
+        Assert.False(again.IsCompleted);
+        // ...but a newer one wakes it.
+        registry.Notify(Ada.Value, 6, WakeSignal.Now());
+        Assert.True(again.IsCompletedSuccessfully);
+    }
+
+    [Fact]
     public void AChangeCommittedBetweenRegistrationAndTheFirstPullsAnswerEndsTheWaitAtOnce()
     {
         var registry = Registry();

@@ -163,7 +163,10 @@ public readonly record struct WakeSignal(long ReceivedAt, DateTimeOffset? Stampe
 /// <summary>
 /// One waiting device. The caller pulls, then <see cref="ArmAsync"/> with the number its pull caught up
 /// through; the task completes when a change numbered higher is notified (at once if one already was
-/// since the waiter was registered), or when the service stops. Dispose to leave the registry.
+/// since the waiter was registered), or when the service stops. A notified number wakes it once: should
+/// its pull not see that change (a notification can only come from a commit, but a failover to a
+/// server without it is conceivable), it sleeps until a newer one rather than pull again and again.
+/// Dispose to leave the registry.
 /// </summary>
 public sealed class ChangeWaiter : IDisposable
 {
@@ -171,6 +174,7 @@ public sealed class ChangeWaiter : IDisposable
     private readonly ChangeWaiters.UserWaiters _group;
     private long _caughtUpThrough = long.MaxValue; // nothing wakes it before its first pull has answered
     private long _notified = long.MinValue;
+    private long _woken = long.MinValue; // the highest number that already woke it: each wakes it once
     private WakeSignal _latest;
     private TaskCompletionSource<WakeSignal>? _wake;
     private bool _disposed;
@@ -198,8 +202,9 @@ public sealed class ChangeWaiter : IDisposable
                 return Task.FromResult(new WakeSignal(Stopwatch.GetTimestamp(), null, Stopping: true));
             }
 
-            if (_notified > caughtUpThrough)
+            if (_notified > caughtUpThrough && _notified > _woken)
             {
+                _woken = _notified;
                 return Task.FromResult(_latest);
             }
 
@@ -221,6 +226,7 @@ public sealed class ChangeWaiter : IDisposable
         if (seq > _caughtUpThrough && _wake is { } wake)
         {
             _wake = null;
+            _woken = seq;
             wake.TrySetResult(signal);
         }
     }

@@ -53,6 +53,11 @@ public sealed class LivePull(
             while (page.Changes.Count == 0 && !page.HasMore)
             {
                 var remaining = clock.GetElapsedTime(clock.GetTimestamp(), ends);
+                if (remaining <= TimeSpan.Zero)
+                {
+                    break;
+                }
+
                 var signal = await WaitAsync(waiter.ArmAsync(page.CaughtUpThrough!.Value), remaining, cancellationToken).ConfigureAwait(false);
                 if (signal is not { } woken || woken.Stopping)
                 {
