@@ -15,6 +15,7 @@ builder.AddStorage();
 builder.AddDeviceAuth();
 builder.AddAdmissionControl();
 builder.AddDeviceApis();
+builder.AddLivePull();
 builder.AddSyncGrpc();
 
 var app = builder.Build();

@@ -157,7 +157,13 @@ public sealed class DeviceSync(
         await store.RecordPullAsync(user, caller.DeviceId, position.Seq, Bounds(), cancellationToken).ConfigureAwait(false);
         var pageOfSync = position.PagesInSync + 1;
         next = next with { PagesInSync = hasMore ? pageOfSync : 0 };
-        return new SyncChangePage(changes, tokens.Issue(user, next), hasMore) { PageOfSync = pageOfSync };
+        return new SyncChangePage(changes, tokens.Issue(user, next), hasMore)
+        {
+            PageOfSync = pageOfSync,
+            // Each change has a number of its own, so a caught-up position has delivered every change up
+            // to the lower of its two streams' positions, and at least up to the committed sequence.
+            CaughtUpThrough = hasMore ? null : Math.Max(rows.CommittedSeq, Math.Min(next.HighlightSeq, next.EntitlementSeq)),
+        };
     }
 
     /// <summary>A page of the user's devices, with the paging rules of the highlight pages (<see cref="DeviceReads"/>).</summary>

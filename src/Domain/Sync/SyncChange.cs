@@ -44,6 +44,14 @@ public sealed record SyncChangePage(IReadOnlyList<SyncChange> Changes, string Sy
     /// </summary>
     [System.Text.Json.Serialization.JsonIgnore]
     public int PageOfSync { get; init; } = 1;
+
+    /// <summary>
+    /// On a last page (<see cref="HasMore"/> false): the user's change sequence number up to which this
+    /// pull delivered everything, so a change numbered higher is one the device has not seen; null when
+    /// more pages follow. For live pull, which waits for a higher number; not sent to devices.
+    /// </summary>
+    [System.Text.Json.Serialization.JsonIgnore]
+    public long? CaughtUpThrough { get; init; }
 }
 
 /// <summary>A user's ownership of a book as devices receive it.</summary>

@@ -1,5 +1,7 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Http.HttpResults;
@@ -7,8 +9,8 @@ using Microsoft.AspNetCore.Http.HttpResults;
 namespace Kobo.Sync.SyncApi.Apis;
 
 /// <summary>
-/// Device sync over REST: push a batch of highlight changes, pull the changes after a sync token.
-/// Both call <see cref="DeviceSync"/>, shared with gRPC.
+/// Device sync over REST: push a batch of highlight changes, pull the changes after a sync token (and
+/// wait for them: live pull). Both call the application services shared with gRPC.
 /// </summary>
 internal static class ChangesApi
 {
@@ -39,12 +41,44 @@ internal static class ChangesApi
         return TypedResults.Json(new PushResponse(results), SyncJsonContext.Default.PushResponse);
     }
 
+    /// <summary>
+    /// A pull; with <c>wait</c> (1 to 60 seconds) a live pull that, when the device is up to date, answers
+    /// when a change commits or the wait ends (<see cref="LivePull"/>). A wait the instance cannot take is
+    /// answered at once with <c>Retry-After</c>: when to wait again.
+    /// </summary>
     private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
-        string userNo, string? since, string? pageSize, HttpContext context, DeviceSync sync, SyncMetrics metrics,
-        CancellationToken cancellationToken)
+        string userNo, string? since, string? pageSize, string? wait, HttpContext context, DeviceSync sync, LivePull live,
+        SyncMetrics metrics, CancellationToken cancellationToken)
     {
-        var page = await sync.PullAsync(
-            context.Caller(), RequestIds.User(userNo), since, DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize), cancellationToken);
+        var caller = context.Caller();
+        var user = RequestIds.User(userNo);
+        var size = DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize);
+        var waitSeconds = LiveRequests.WaitSeconds(wait);
+        SyncChangePage page;
+        // A live request passed admission without a slot (it takes one per pull); any other holds one already.
+        if (waitSeconds > 0 && LiveRequests.IsLive(context))
+        {
+            var answer = await live.PullAsync(caller, user, since, size, TimeSpan.FromSeconds(waitSeconds), cancellationToken);
+            page = answer.Page;
+            if (answer.RetryAfter is { } retryAfter)
+            {
+                context.Response.Headers.RetryAfter = RetryAdvice.HeaderSeconds(retryAfter);
+            }
+
+            if (answer.Woken is { } woken)
+            {
+                context.Response.OnCompleted(() =>
+                {
+                    live.RecordDelivery(Protocols.Rest, woken);
+                    return Task.CompletedTask;
+                });
+            }
+        }
+        else
+        {
+            page = await sync.PullAsync(caller, user, since, size, cancellationToken);
+        }
+
         if (!page.HasMore)
         {
             metrics.RecordPullPagesPerSync(Protocols.Rest, page.PageOfSync);

@@ -17,10 +17,11 @@ public static class AdmissionExtensions
         services.AddOptions<AdmissionOptions>()
             .Bind(builder.Configuration.GetSection(AdmissionOptions.SectionName))
             .ValidateOnStart();
+        services.AddSingleton<InstanceAdmission>();
         services.AddRateLimiter(_ => { });
-        services.AddOptions<RateLimiterOptions>().Configure<IOptions<AdmissionOptions>>((limiter, admission) =>
+        services.AddOptions<RateLimiterOptions>().Configure<IOptions<AdmissionOptions>, InstanceAdmission>((limiter, admission, instance) =>
         {
-            limiter.GlobalLimiter = AdmissionLimiter.Create(admission.Value);
+            limiter.GlobalLimiter = AdmissionLimiter.Create(admission.Value, instance);
             limiter.OnRejected = AdmissionRejection.WriteAsync;
         });
         return builder;

@@ -4,6 +4,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
@@ -45,7 +46,8 @@ public static class StorageExtensions
             sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
             sp.GetService<SyncMetrics>()));
         services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
-        services.AddSingleton<PostgresSyncStore>();
+        services.AddSingleton(sp => new PostgresSyncStore(
+            sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
         services.AddSingleton<ISyncStore, ResilientSyncStore>();
         services.AddHostedService<StorageStartup>();
         services.AddSingleton<TombstonePurge>();

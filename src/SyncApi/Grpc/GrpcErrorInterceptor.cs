@@ -3,6 +3,8 @@ using Grpc.Core;
 using Grpc.Core.Interceptors;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
 namespace Kobo.Sync.SyncApi.Grpc;
@@ -64,6 +66,12 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
         SyncTokenExpiredException expired => new RpcException(new Status(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}")),
         StorageUnavailableException unavailable => new RpcException(
             new Status(StatusCode.Unavailable, unavailable.Message), Pushback(unavailable.RetryAfter)),
+        InstanceOverloadedException overloaded => new RpcException(
+            new Status(StatusCode.Unavailable, overloaded.Message), Pushback(overloaded.RetryAfter)),
+        // The user's own devices fill its budget (as one device over its rate); anything else is the instance's.
+        WaitRefusedException refused => new RpcException(
+            new Status(refused.Reason == WaitAdmission.UserFull ? StatusCode.ResourceExhausted : StatusCode.Unavailable, refused.Message),
+            Pushback(refused.RetryAfter)),
         _ => null,
     };
 

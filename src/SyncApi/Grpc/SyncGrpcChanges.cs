@@ -2,6 +2,7 @@ using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -42,9 +43,23 @@ internal static class SyncGrpcChanges
     public static PullChangesResponse ToMessage(SyncChangePage page)
     {
         var message = new PullChangesResponse { SyncToken = page.SyncToken, HasMore = page.HasMore };
+        AddChanges(message.Changes, page);
+        return message;
+    }
+
+    /// <summary>A page of a watch; a heartbeat has no changes and the last token.</summary>
+    public static WatchChangesResponse ToWatchMessage(LivePage page)
+    {
+        var message = new WatchChangesResponse { SyncToken = page.Page.SyncToken, HasMore = page.Page.HasMore, Heartbeat = page.Heartbeat };
+        AddChanges(message.Changes, page.Page);
+        return message;
+    }
+
+    private static void AddChanges(Google.Protobuf.Collections.RepeatedField<V1.SyncChange> changes, SyncChangePage page)
+    {
         foreach (var change in page.Changes)
         {
-            message.Changes.Add(change.Kind == Domain.Sync.SyncChange.EntitlementKind
+            changes.Add(change.Kind == Domain.Sync.SyncChange.EntitlementKind
                 ? new V1.SyncChange
                 {
                     Entitlement = new EntitlementChange
@@ -58,8 +73,6 @@ internal static class SyncGrpcChanges
                 }
                 : new V1.SyncChange { Highlight = ToMessage(change) });
         }
-
-        return message;
     }
 
     public static ListDevicesResponse ToMessage(DeviceList list)

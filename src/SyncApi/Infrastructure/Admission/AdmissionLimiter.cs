@@ -1,6 +1,7 @@
 using System.Threading.RateLimiting;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
@@ -9,22 +10,19 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// chained: a concurrency limit with a bounded queue for the instance as a whole, then a token
 /// bucket per device. Health probes pass both untouched: an overloaded instance must still say so.
 /// A request refused by the first is answered 503, by the second 429 (<see cref="AdmissionRejection"/>).
+/// A live pull (<see cref="LiveRequests.IsLive"/>) passes the first without a slot: it may wait a minute
+/// for a change holding nothing, and takes a slot of the same limit around each database call instead.
 /// </summary>
 internal static class AdmissionLimiter
 {
     private const string Instance = "instance";
     private const string Exempt = "exempt";
 
-    public static PartitionedRateLimiter<HttpContext> Create(AdmissionOptions options)
+    public static PartitionedRateLimiter<HttpContext> Create(AdmissionOptions options, InstanceAdmission instanceAdmission)
     {
         // The partitions' factories are made once: a lambda written inline in the partitioner would
         // be a new delegate (and closure) on every request.
-        Func<string, ConcurrencyLimiter> instance = _ => new ConcurrencyLimiter(new ConcurrencyLimiterOptions
-        {
-            PermitLimit = options.ConcurrencyLimit,
-            QueueLimit = options.QueueLimit,
-            QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
-        });
+        Func<string, RateLimiter> instance = _ => instanceAdmission.Limiter;
         Func<string, TokenBucketRateLimiter> perDevice = _ => new TokenBucketRateLimiter(new TokenBucketRateLimiterOptions
         {
             TokenLimit = options.PerDeviceBurst,
@@ -38,7 +36,7 @@ internal static class AdmissionLimiter
         var instancePartition = RateLimitPartition.Get(Instance, instance);
 
         return PartitionedRateLimiter.CreateChained(
-            PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context) ? exempt : instancePartition),
+            PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context) || LiveRequests.IsLive(context) ? exempt : instancePartition),
             PartitionedRateLimiter.Create<HttpContext, string>(context => DeviceOf(context) is { } device
                 ? RateLimitPartition.Get(device, perDevice)
                 : exempt));

@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Mvc;
@@ -10,7 +11,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
 /// <summary>
 /// The one place REST errors are mapped: a rejected request becomes an RFC 9457 problem+json with a
 /// precise 4xx (the <c>traceId</c> is added by the problem details setup); a client that went away
-/// gets no answer; a database that cannot serve the request now is a 503 with <c>Retry-After</c>. Anything else is left to the default handler as a 500.
+/// gets no answer; a database that cannot serve the request now, or an instance over capacity (a live
+/// pull's own admission), is a 503 with <c>Retry-After</c>. Anything else is left to the default handler as a 500.
 /// </summary>
 internal sealed class RequestRejectedProblemHandler(IProblemDetailsService problems) : IExceptionHandler
 {
@@ -42,7 +44,8 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             // The framework reads a JSON body in the charset its Content-Type names, and throws when it has no such encoding.
             InvalidOperationException when UnknownCharset(httpContext.Request) is { } charset => Problem(
                 StatusCodes.Status415UnsupportedMediaType, "Unsupported media type", $"The body's charset '{charset}' is not one this service reads; send the JSON in UTF-8.", BodyField),
-            StorageUnavailableException unavailable => Unavailable(httpContext, unavailable),
+            StorageUnavailableException unavailable => Unavailable(httpContext, unavailable.Message, unavailable.RetryAfter),
+            InstanceOverloadedException overloaded => Unavailable(httpContext, overloaded.Message, overloaded.RetryAfter),
             _ => null,
         };
         if (problem is null)
@@ -77,11 +80,11 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
         }
     }
 
-    private static ProblemDetails Unavailable(HttpContext httpContext, StorageUnavailableException unavailable)
+    private static ProblemDetails Unavailable(HttpContext httpContext, string detail, TimeSpan retryAfter)
     {
-        httpContext.Response.Headers.RetryAfter = RetryAdvice.HeaderSeconds(unavailable.RetryAfter);
-        var problem = Problem(StatusCodes.Status503ServiceUnavailable, "Service unavailable", unavailable.Message);
-        problem.Extensions[RetryAdvice.ProblemExtension] = RetryAdvice.Milliseconds(unavailable.RetryAfter);
+        httpContext.Response.Headers.RetryAfter = RetryAdvice.HeaderSeconds(retryAfter);
+        var problem = Problem(StatusCodes.Status503ServiceUnavailable, "Service unavailable", detail);
+        problem.Extensions[RetryAdvice.ProblemExtension] = RetryAdvice.Milliseconds(retryAfter);
         return problem;
     }
 

@@ -9,10 +9,12 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
 /// that takes the user's change sequence, locks and loads the highlights it touches and stores the
-/// decided states in one statement; a pull is one round trip of four statements. The devices are in
-/// <c>PostgresSyncStore.Devices.cs</c>.
+/// decided states in one statement; a pull is one round trip of four statements. A transaction that
+/// wrote changes also sends live pull's notification (<see cref="SyncQueries.Notify"/>), in the same round
+/// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
+/// devices are in <c>PostgresSyncStore.Devices.cs</c>.
 /// </summary>
-public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource) : ISyncStore
+public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool notifyChanges = true) : ISyncStore
 {
     public async Task<bool> ApplyAsync(
         UserNo user,
@@ -149,6 +151,12 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource) : ISy
             },
         };
         var changed = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not null;
+        if (changed && notifyChanges)
+        {
+            await using var notify = new NpgsqlBatch(connection, transaction) { BatchCommands = { NotifyCommand(user, seq.Value) } };
+            await notify.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        }
+
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         return changed;
     }
@@ -167,7 +175,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource) : ISy
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
     }
 
-    private static async Task StoreAsync(
+    private async Task StoreAsync(
         NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, IReadOnlyList<HighlightState> writes,
         long firstSeq, CancellationToken cancellationToken)
     {
@@ -178,7 +186,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource) : ISy
             seq[i] = firstSeq + 1 + i;
         }
 
-        await using var command = new NpgsqlCommand(SyncQueries.Store, connection, transaction)
+        var store = new NpgsqlBatchCommand(SyncQueries.Store)
         {
             Parameters =
             {
@@ -201,8 +209,23 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource) : ISy
                 Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Note.ToUniversalTime()).ToArray()),
             },
         };
-        await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
+        if (notifyChanges)
+        {
+            batch.BatchCommands.Add(NotifyCommand(user, seq[^1]));
+        }
+
+        await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
+
+    private static NpgsqlBatchCommand NotifyCommand(UserNo user, long seq) => new(SyncQueries.Notify)
+    {
+        Parameters =
+        {
+            new NpgsqlParameter<long> { TypedValue = user.Value },
+            new NpgsqlParameter<long> { TypedValue = seq },
+        },
+    };
 
     private static NpgsqlParameter Array(NpgsqlDbType elementType, object values) =>
         new() { NpgsqlDbType = NpgsqlDbType.Array | elementType, Value = values };

@@ -2,7 +2,7 @@ using System.ComponentModel.DataAnnotations;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
 
-/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices per user.</summary>
+/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices per user, revocations, and live pull.</summary>
 public sealed class SyncOptions
 {
     public const string SectionName = "Sync";
@@ -33,4 +33,34 @@ public sealed class SyncOptions
     /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
     [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]
     public int RevocationRefreshSeconds { get; set; } = 5;
+
+    /// <summary>
+    /// Live pull: pushes notify (PostgreSQL NOTIFY, at commit), each instance listens, and devices may wait
+    /// for changes (REST <c>wait</c>, gRPC <c>WatchChanges</c>). Off: no NOTIFY in pushes, no listener, and
+    /// every wait is answered at once, as over <see cref="MaxWaiters"/>.
+    /// </summary>
+    public bool LivePull { get; set; } = true;
+
+    /// <summary>Devices that may wait for changes on this instance at once; past it a wait is answered at once.</summary>
+    [Range(0, 1_000_000, ErrorMessage = "Sync:MaxWaiters must be from {1} to {2}.")]
+    public int MaxWaiters { get; set; } = 20_000;
+
+    /// <summary>Devices of one user that may wait on this instance at once; past it a wait is answered at once.</summary>
+    [Range(1, 10_000, ErrorMessage = "Sync:MaxWaitersPerUser must be from {1} to {2}.")]
+    public int MaxWaitersPerUser { get; set; } = 20;
+
+    /// <summary>When a device whose wait was refused (budget full, live pull off) should come back.</summary>
+    [Range(1, 3_600, ErrorMessage = "Sync:WaitRefusedRetryAfterSeconds must be from {1} to {2}.")]
+    public int WaitRefusedRetryAfterSeconds { get; set; } = 30;
+
+    /// <summary>
+    /// A <c>WatchChanges</c> stream with nothing to send sends a heartbeat after this long, so that load
+    /// balancers whose idle timeout ignores HTTP/2 pings (AWS ALB: 60 s by default) keep it open.
+    /// </summary>
+    [Range(1, 300, ErrorMessage = "Sync:WatchHeartbeatSeconds must be from {1} to {2}.")]
+    public int WatchHeartbeatSeconds { get; set; } = 20;
+
+    /// <summary>A <c>WatchChanges</c> stream ends (OK) after this long; the device opens a new one from its last token.</summary>
+    [Range(10, 86_400, ErrorMessage = "Sync:WatchMaxSeconds must be from {1} to {2}.")]
+    public int WatchMaxSeconds { get; set; } = 900;
 }

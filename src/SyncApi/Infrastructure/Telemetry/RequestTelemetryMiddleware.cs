@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using Kobo.Sync.SyncApi.Grpc;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Microsoft.AspNetCore.Http.Features;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
@@ -9,7 +10,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 /// Records every device request in the <c>Kobo.Sync</c> meter (count by endpoint, protocol and
 /// outcome; duration by endpoint and protocol) and names the request's server span after its route
 /// or gRPC method. For gRPC the outcome is the call's <c>grpc-status</c> (in the headers of a
-/// Trailers-Only answer, else in the trailers), not the HTTP status, which is 200 either way.
+/// Trailers-Only answer, else in the trailers), not the HTTP status, which is 200 either way. Live pulls
+/// (<see cref="LiveRequests"/>) are counted but not timed: they last as long as they wait.
 /// </summary>
 internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetrics metrics, EndpointLabels labels)
 {
@@ -34,7 +36,11 @@ internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetri
                 var status = context.Response.StatusCode;
                 int? grpcStatus = isGrpc && status == StatusCodes.Status200OK ? ReadGrpcStatus(context) : null;
                 var outcome = grpcStatus is { } code ? RequestOutcomes.FromGrpcStatus(code) : RequestOutcomes.FromHttpStatus(status);
-                metrics.RecordRequest(label.Endpoint!, protocol, outcome, elapsed);
+                // A live pull lasts as long as it waits for a change: counted, under a name of its own over
+                // REST, but kept out of the latency histogram (its wake latency has instruments of its own).
+                var live = LiveRequests.IsLive(context);
+                var endpoint = live && !isGrpc ? LiveRequests.RestWaitEndpoint : label.Endpoint!;
+                metrics.RecordRequest(endpoint, protocol, outcome, live ? null : elapsed);
                 NameSpan(context, label, isGrpc, grpcStatus);
             }
         }

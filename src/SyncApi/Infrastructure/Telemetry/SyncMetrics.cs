@@ -44,6 +44,12 @@ public sealed class SyncMetrics : IDisposable
     private readonly Counter<long> _shedRequests;
     private readonly Counter<long> _resilienceEvents;
     private readonly Histogram<double> _databaseOperationDuration;
+    private readonly UpDownCounter<long> _liveWaiters;
+    private readonly Counter<long> _liveRefused;
+    private readonly Histogram<double> _liveWakeDuration;
+    private readonly Histogram<double> _liveDeliveryDuration;
+    private readonly Histogram<double> _liveNotificationLag;
+    private readonly Counter<long> _liveListenerReconnects;
 
     public SyncMetrics(IMeterFactory meterFactory)
     {
@@ -77,10 +83,31 @@ public sealed class SyncMetrics : IDisposable
             "kobo.sync.db.operation.duration", "s",
             "Time of one database operation (open to last row read), by operation kind and node (host:port).",
             advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
+        _liveWaiters = _meter.CreateUpDownCounter<long>(
+            "kobo.sync.live.waiters", "{device}",
+            "Devices waiting for changes on this instance (REST wait, gRPC WatchChanges), by protocol.");
+        _liveRefused = _meter.CreateCounter<long>(
+            "kobo.sync.live.refused", "{request}",
+            "Waits for changes answered at once instead, by protocol and reason (instance_full, user_full, off, stopping).");
+        _liveWakeDuration = _meter.CreateHistogram(
+            "kobo.sync.live.wake.duration", "s",
+            "From the change notification's arrival at this instance to the waiting device's answer written, by protocol.",
+            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = LatencyBucketsSeconds });
+        _liveDeliveryDuration = _meter.CreateHistogram(
+            "kobo.sync.live.delivery.duration", "s",
+            "From the push's notification in the database (just before its commit) to the waiting device's answer written, by protocol.",
+            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = LatencyBucketsSeconds });
+        _liveNotificationLag = _meter.CreateHistogram(
+            "kobo.sync.live.notification.lag", "s",
+            "From the push's notification in the database (just before its commit) to its arrival at this instance's listener.",
+            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
+        _liveListenerReconnects = _meter.CreateCounter<long>(
+            "kobo.sync.live.listener.reconnects", "{reconnect}",
+            "Times the change listener lost its database connection and listened again (waiting devices then re-check).");
     }
 
-    /// <summary>One device request: counted by outcome, its duration recorded for its endpoint.</summary>
-    public void RecordRequest(string endpoint, string protocol, string outcome, TimeSpan elapsed)
+    /// <summary>One device request: counted by outcome, its duration (unless null: a live pull) recorded for its endpoint.</summary>
+    public void RecordRequest(string endpoint, string protocol, string outcome, TimeSpan? elapsed)
     {
         var counted = new TagList
         {
@@ -89,9 +116,13 @@ public sealed class SyncMetrics : IDisposable
             { TelemetryTags.Outcome, outcome },
         };
         _requests.Add(1, in counted);
+        if (elapsed is null)
+        {
+            return;
+        }
 
         var timed = new TagList { { TelemetryTags.Endpoint, endpoint }, { TelemetryTags.Protocol, protocol } };
-        _requestDuration.Record(elapsed.TotalSeconds, in timed);
+        _requestDuration.Record(elapsed.Value.TotalSeconds, in timed);
     }
 
     /// <summary>One page of highlights returned to a device.</summary>
@@ -140,6 +171,40 @@ public sealed class SyncMetrics : IDisposable
         var tags = new TagList { { TelemetryTags.Operation, operation }, { TelemetryTags.Node, node } };
         _databaseOperationDuration.Record(elapsed.TotalSeconds, in tags);
     }
+
+    /// <summary>A device started (+1) or stopped (-1) waiting for changes.</summary>
+    public void AddWaiter(string protocol, int delta)
+    {
+        var tags = new TagList { { TelemetryTags.Protocol, protocol } };
+        _liveWaiters.Add(delta, in tags);
+    }
+
+    /// <summary>A wait answered at once instead; use the <see cref="LiveRefusal"/> constants.</summary>
+    public void RecordLiveRefused(string protocol, string reason)
+    {
+        var tags = new TagList { { TelemetryTags.Protocol, protocol }, { TelemetryTags.Reason, reason } };
+        _liveRefused.Add(1, in tags);
+    }
+
+    /// <summary>
+    /// A woken device's answer was written: <paramref name="sinceArrival"/> after its notification reached
+    /// this instance and, when the notification carried its stamp, <paramref name="sinceNotify"/> after the push sent it.
+    /// </summary>
+    public void RecordLiveDelivery(string protocol, TimeSpan sinceArrival, TimeSpan? sinceNotify)
+    {
+        var tags = new TagList { { TelemetryTags.Protocol, protocol } };
+        _liveWakeDuration.Record(sinceArrival.TotalSeconds, in tags);
+        if (sinceNotify is { } total)
+        {
+            _liveDeliveryDuration.Record(Math.Max(0, total.TotalSeconds), in tags);
+        }
+    }
+
+    /// <summary>A change notification reached the listener <paramref name="lag"/> after the push sent it (clamped at 0: clocks differ).</summary>
+    public void RecordNotificationLag(TimeSpan lag) => _liveNotificationLag.Record(Math.Max(0, lag.TotalSeconds));
+
+    /// <summary>The change listener is listening again after losing its connection.</summary>
+    public void RecordListenerReconnect() => _liveListenerReconnects.Add(1);
 
     public void Dispose() => _meter.Dispose();
 }

@@ -43,6 +43,22 @@ public static class ShedReason
     public const string CircuitOpen = "circuit_open";
 }
 
+/// <summary>Values of the <c>reason</c> tag of <c>kobo.sync.live.refused</c>: why a wait for changes was answered at once.</summary>
+public static class LiveRefusal
+{
+    /// <summary><c>Sync:MaxWaiters</c> devices already wait on the instance.</summary>
+    public const string InstanceFull = "instance_full";
+
+    /// <summary><c>Sync:MaxWaitersPerUser</c> devices of the user already wait on the instance.</summary>
+    public const string UserFull = "user_full";
+
+    /// <summary>Live pull is switched off (<c>Sync:LivePull</c>).</summary>
+    public const string Off = "off";
+
+    /// <summary>The instance is shutting down.</summary>
+    public const string Stopping = "stopping";
+}
+
 /// <summary>Values of the <c>event</c> tag of <c>kobo.sync.resilience.events</c>, one per Polly callback.</summary>
 public static class ResilienceEvent
 {

@@ -1,3 +1,5 @@
+using Kobo.Sync.SyncApi.Infrastructure.Live;
+
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
 /// <summary>
@@ -10,6 +12,20 @@ internal static class SyncQueries
 {
     /// <summary>$1 user_no, $2 how many numbers to reserve. Returns the last reserved number; no row when the user does not exist.</summary>
     public const string TakeChangeSeq = "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq";
+
+    /// <summary>
+    /// $1 user_no, $2 the highest change sequence number the transaction wrote. Live pull's wake-up, sent
+    /// inside the writing transaction: PostgreSQL delivers it at commit, and never when the transaction
+    /// rolls back. Payload <c>"{user} {seq} {stampMs}"</c> (<see cref="ChangeNotification"/>), the stamp
+    /// from the database's clock in Unix milliseconds. NOTIFY serialises the commits of all notifying
+    /// transactions (docs/operations.md, "Live pull").
+    /// </summary>
+    public const string Notify =
+        "SELECT pg_notify('" + ChangeNotification.Channel + "', $1::text || ' ' || $2::text || ' ' || "
+        + "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text)";
+
+    /// <summary>$1 user numbers. Columns: user_no, change_seq: where each user's change sequence stands now.</summary>
+    public const string ChangeSeqs = "SELECT user_no, change_seq FROM users WHERE user_no = ANY($1)";
 
     /// <summary>
     /// $1 ids. Locks the rows (so the purge, which skips locked rows, cannot remove a tombstone being

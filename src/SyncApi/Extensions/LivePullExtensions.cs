@@ -1,0 +1,22 @@
+using Kobo.Sync.SyncApi.Infrastructure.Live;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>
+/// Live pull: devices that wait for changes (<see cref="ChangeWaiters"/>, <see cref="LivePull"/>, used by
+/// the REST pull's <c>wait</c> and gRPC <c>WatchChanges</c>) and the database listener that wakes them
+/// (<see cref="ChangeListener"/>). Its settings are in section <c>Sync</c> (validated with the device APIs).
+/// </summary>
+public static class LivePullExtensions
+{
+    public static WebApplicationBuilder AddLivePull(this WebApplicationBuilder builder)
+    {
+        builder.Services.AddSingleton<ChangeWaiters>();
+        builder.Services.AddSingleton<LivePull>();
+        // After storage startup, so that a reachable database is migrated before it listens.
+        builder.Services.AddSingleton<ChangeListener>();
+        builder.Services.AddHostedService(sp => sp.GetRequiredService<ChangeListener>());
+        return builder;
+    }
+}

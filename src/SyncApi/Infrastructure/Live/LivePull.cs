@@ -1,0 +1,257 @@
+using System.Diagnostics;
+using System.Threading.RateLimiting;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Live;
+
+/// <summary>
+/// Live pull, shared by REST (a pull with <c>wait</c>) and gRPC (<c>WatchChanges</c>): pull as
+/// <see cref="DeviceSync"/> always does, and when the device is up to date, wait for a change of its user
+/// to commit instead of answering an empty page. The device is registered in <see cref="ChangeWaiters"/>
+/// before its first pull (so no commit slips between the pull and the wait), sleeps holding no database
+/// connection and no admission slot, and pulls again when the change listener says a change numbered
+/// past its last pull committed. Each pull takes an admission slot of the instance
+/// (<see cref="InstanceAdmission"/>) and a fresh database budget, like a request of its own.
+/// </summary>
+public sealed class LivePull(
+    DeviceSync sync,
+    ChangeWaiters waiters,
+    InstanceAdmission admission,
+    IOptions<SyncOptions> syncOptions,
+    IOptions<ResilienceOptions> resilience,
+    TimeProvider clock,
+    SyncMetrics? metrics = null)
+{
+    private readonly SyncOptions _options = syncOptions.Value;
+
+    /// <summary>
+    /// A pull that waits up to <paramref name="wait"/> for changes when there are none: the page of
+    /// changes as soon as there are some, else, when the wait ends, an empty page whose token is valid.
+    /// A wait the instance cannot take is answered at once, with when to come back.
+    /// </summary>
+    public async Task<LiveAnswer> PullAsync(
+        DeviceCaller caller, UserNo user, string? since, int? pageSize, TimeSpan wait, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var ends = clock.GetTimestamp() + (long)(wait.TotalSeconds * clock.TimestampFrequency);
+        var admitted = Register(user, Protocols.Rest, out var waiter);
+        using (waiter)
+        {
+            var page = await PullAdmittedAsync(caller, user, since, pageSize, Protocols.Rest, first: true, cancellationToken).ConfigureAwait(false);
+            if (waiter is null)
+            {
+                return new LiveAnswer(page, admitted == WaitAdmission.Stopping ? null : RefusedRetryAfter, null);
+            }
+
+            while (page.Changes.Count == 0 && !page.HasMore)
+            {
+                var remaining = clock.GetElapsedTime(clock.GetTimestamp(), ends);
+                if (remaining <= TimeSpan.Zero)
+                {
+                    break;
+                }
+
+                var signal = await WaitAsync(waiter.ArmAsync(page.CaughtUpThrough!.Value), remaining, cancellationToken).ConfigureAwait(false);
+                if (signal is not { } woken || woken.Stopping)
+                {
+                    return new LiveAnswer(page, null, null); // the wait is over: nothing new, the token stays valid
+                }
+
+                page = await PullAdmittedAsync(caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
+                if (page.Changes.Count > 0 || page.HasMore)
+                {
+                    return new LiveAnswer(page, null, woken);
+                }
+            }
+
+            return new LiveAnswer(page, null, null);
+        }
+    }
+
+    /// <summary>
+    /// The changes after <paramref name="since"/> as pages handed to <paramref name="send"/>: the backlog
+    /// (at least one page, so the device learns its current token), then a page each time changes commit,
+    /// and a heartbeat (no changes, the last token) after <c>Sync:WatchHeartbeatSeconds</c> with nothing
+    /// sent. Returns after <c>Sync:WatchMaxSeconds</c>; cancelled with <paramref name="cancellationToken"/>.
+    /// A watch the instance cannot take, or one the instance stops, ends with <see cref="WaitRefusedException"/>
+    /// after the backlog.
+    /// </summary>
+    public async Task WatchAsync(
+        DeviceCaller caller, UserNo user, string? since, int? pageSize, Func<LivePage, Task> send, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var heartbeat = TimeSpan.FromSeconds(_options.WatchHeartbeatSeconds);
+        var ends = clock.GetTimestamp() + (long)(_options.WatchMaxSeconds * clock.TimestampFrequency);
+        var admitted = Register(user, Protocols.Grpc, out var waiter);
+        using (waiter)
+        {
+            var token = since;
+            var first = true;
+            WakeSignal? woken = null;
+            var lastSent = clock.GetTimestamp();
+            while (true)
+            {
+                SyncChangePage page;
+                do
+                {
+                    page = await PullAdmittedAsync(caller, user, token, pageSize, Protocols.Grpc, first, cancellationToken).ConfigureAwait(false);
+                    if (first || page.Changes.Count > 0)
+                    {
+                        await send(new LivePage(page, Heartbeat: false)).ConfigureAwait(false);
+                        lastSent = clock.GetTimestamp();
+                        if (woken is { } signal && page.Changes.Count > 0)
+                        {
+                            RecordDelivery(Protocols.Grpc, signal);
+                            woken = null;
+                        }
+                    }
+
+                    token = page.SyncToken;
+                    first = false;
+                }
+                while (page.HasMore);
+
+                woken = null; // a wake whose pull found nothing (already delivered) is not a delivery
+                if (waiter is null)
+                {
+                    throw new WaitRefusedException(admitted, admitted == WaitAdmission.Stopping ? TimeSpan.Zero : RefusedRetryAfter);
+                }
+
+                var wake = waiter.ArmAsync(page.CaughtUpThrough!.Value);
+                while (woken is null)
+                {
+                    var now = clock.GetTimestamp();
+                    if (now >= ends)
+                    {
+                        return;
+                    }
+
+                    var untilEnd = clock.GetElapsedTime(now, ends);
+                    var untilBeat = heartbeat - clock.GetElapsedTime(lastSent, now);
+                    var signal = await WaitAsync(wake, untilBeat < untilEnd ? untilBeat : untilEnd, cancellationToken).ConfigureAwait(false);
+                    if (signal is { Stopping: true })
+                    {
+                        throw new WaitRefusedException(WaitAdmission.Stopping, TimeSpan.Zero);
+                    }
+
+                    if (signal is { } change)
+                    {
+                        woken = change;
+                    }
+                    else if (clock.GetElapsedTime(lastSent) >= heartbeat && clock.GetTimestamp() < ends)
+                    {
+                        await send(new LivePage(new SyncChangePage([], token!, HasMore: false), Heartbeat: true)).ConfigureAwait(false);
+                        lastSent = clock.GetTimestamp();
+                    }
+                }
+            }
+        }
+    }
+
+    /// <summary>A woken device's answer is written (REST records it once the response has gone).</summary>
+    public void RecordDelivery(string protocol, WakeSignal signal) =>
+        metrics?.RecordLiveDelivery(
+            protocol,
+            Stopwatch.GetElapsedTime(signal.ReceivedAt),
+            signal.StampedAt is { } stamped ? clock.GetUtcNow() - stamped : null);
+
+    private TimeSpan RefusedRetryAfter => TimeSpan.FromSeconds(_options.WaitRefusedRetryAfterSeconds);
+
+    private WaitAdmission Register(UserNo user, string protocol, out ChangeWaiter? waiter)
+    {
+        var admitted = waiters.TryAdd(user, protocol, out waiter);
+        if (admitted != WaitAdmission.Admitted)
+        {
+            metrics?.RecordLiveRefused(protocol, admitted switch
+            {
+                WaitAdmission.Stopping => LiveRefusal.Stopping,
+                WaitAdmission.UserFull => LiveRefusal.UserFull,
+                _ => _options.LivePull ? LiveRefusal.InstanceFull : LiveRefusal.Off,
+            });
+        }
+
+        return admitted;
+    }
+
+    /// <summary>
+    /// One pull as a request of its own: an admission slot, held only for the pull, and (after the first,
+    /// which runs in the request's own) a database budget of <c>Resilience:RequestBudgetMs</c>.
+    /// </summary>
+    private async Task<SyncChangePage> PullAdmittedAsync(
+        DeviceCaller caller, UserNo user, string? since, int? pageSize, string protocol, bool first, CancellationToken cancellationToken)
+    {
+        if (!first)
+        {
+            RequestBudget.Begin(clock.GetUtcNow() + TimeSpan.FromMilliseconds(resilience.Value.RequestBudgetMs));
+        }
+
+        RateLimitLease slot;
+        try
+        {
+            slot = await admission.EnterAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (InstanceOverloadedException)
+        {
+            metrics?.RecordShedRequest(ShedReason.Overloaded, protocol);
+            throw;
+        }
+
+        using (slot)
+        {
+            return await sync.PullAsync(caller, user, since, pageSize, cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>The wake, or null when <paramref name="timeout"/> passed first.</summary>
+    private async Task<WakeSignal?> WaitAsync(Task<WakeSignal> wake, TimeSpan timeout, CancellationToken cancellationToken)
+    {
+        if (timeout <= TimeSpan.Zero)
+        {
+            return wake.IsCompleted ? await wake.ConfigureAwait(false) : null;
+        }
+
+        try
+        {
+            return await wake.WaitAsync(timeout, clock, cancellationToken).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            return null;
+        }
+    }
+}
+
+/// <summary>
+/// A live pull's answer: the page; when the wait could not be taken, when to come back
+/// (<paramref name="RetryAfter"/>); when a change notification woke the device, its signal (for the
+/// wake latency, recorded once the answer is written).
+/// </summary>
+public sealed record LiveAnswer(SyncChangePage Page, TimeSpan? RetryAfter, WakeSignal? Woken);
+
+/// <summary>A page of a watch, or a heartbeat (no changes, the last token).</summary>
+public sealed record LivePage(SyncChangePage Page, bool Heartbeat);
+
+/// <summary>
+/// A watch the instance would not keep: its waiter budget is full (the instance's, or the user's), live
+/// pull is off, or it is shutting down. gRPC ends the stream UNAVAILABLE (RESOURCE_EXHAUSTED for the
+/// user's budget) with <see cref="RetryAfter"/> as its pushback.
+/// </summary>
+public sealed class WaitRefusedException(WaitAdmission reason, TimeSpan retryAfter)
+    : Exception(reason switch
+    {
+        WaitAdmission.UserFull => "Too many devices of this user wait for changes on this instance; pull again after the pushback.",
+        WaitAdmission.Stopping => "The instance is shutting down; watch again from the last sync token.",
+        _ => "This instance takes no more devices waiting for changes; pull again after the pushback.",
+    })
+{
+    public WaitAdmission Reason { get; } = reason;
+
+    public TimeSpan RetryAfter { get; } = retryAfter;
+}

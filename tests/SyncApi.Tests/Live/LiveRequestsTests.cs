@@ -1,0 +1,67 @@
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
+using Microsoft.AspNetCore.Http;
+
+namespace Kobo.Sync.SyncApi.Tests.Live;
+
+/// <summary>Which requests admission control and telemetry treat as live pulls, and the <c>wait</c> parameter's rules.</summary>
+public sealed class LiveRequestsTests
+{
+    private static HttpContext Request(string method, string path, string query = "")
+    {
+        var context = new DefaultHttpContext();
+        context.Request.Method = method;
+        context.Request.Path = path;
+        context.Request.QueryString = new QueryString(query);
+        return context;
+    }
+
+    [Theory]
+    [InlineData("GET", "/v1/users/12/changes", "?wait=30", true)]
+    [InlineData("GET", "/V1/Users/12/Changes", "?since=abc&wait=1", true)]
+    [InlineData("GET", "/v1/users/12/changes", "?wait=0", false)]
+    [InlineData("GET", "/v1/users/12/changes", "", false)]
+    [InlineData("GET", "/v1/users/12/changes", "?wait=61", false)]
+    [InlineData("GET", "/v1/users/12/changes", "?wait=abc", false)]
+    [InlineData("POST", "/v1/users/12/changes", "?wait=30", false)]
+    [InlineData("GET", "/v1/users/12/devices", "?wait=30", false)]
+    [InlineData("GET", "/v1/users/12/x/changes", "?wait=30", false)]
+    [InlineData("POST", "/kobo.sync.v1.SyncService/WatchChanges", "", true)]
+    [InlineData("POST", "/kobo.sync.v1.SyncService/PullChanges", "", false)]
+    public void OnlyAValidWaitOrAWatchIsALivePull(string method, string path, string query, bool live) =>
+        Assert.Equal(live, LiveRequests.IsLive(Request(method, path, query)));
+
+    [Theory]
+    [InlineData(null, 0)]
+    [InlineData("", 0)]
+    [InlineData("0", 0)]
+    [InlineData("60", 60)]
+    public void AWaitFrom0To60IsTaken(string? text, int seconds) => Assert.Equal(seconds, LiveRequests.WaitSeconds(text));
+
+    [Theory]
+    [InlineData("61")]
+    [InlineData("-1")]
+    [InlineData("+5")]
+    [InlineData(" 5")]
+    [InlineData("1.5")]
+    [InlineData("abc")]
+    [InlineData("99999999999")]
+    public void AnyOtherWaitIsRefusedOnTheFieldWait(string text)
+    {
+        var error = Assert.Throws<InvalidRequestException>(() => LiveRequests.WaitSeconds(text));
+        Assert.Equal("wait", error.Field);
+    }
+
+    [Theory]
+    [InlineData("12 345 1732345678123", 12L, 345L)]
+    [InlineData("12 345", null, null)]
+    [InlineData("x 345 1", null, null)]
+    [InlineData("12 345 1 4", null, null)]
+    [InlineData("", null, null)]
+    public void NotificationPayloadsOfAnotherShapeAreIgnored(string payload, long? user, long? seq)
+    {
+        var notification = ChangeNotification.Parse(payload);
+        Assert.Equal(user, notification?.User);
+        Assert.Equal(seq, notification?.Seq);
+    }
+}
