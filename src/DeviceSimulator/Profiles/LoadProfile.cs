@@ -114,9 +114,9 @@ public sealed record LoadProfile
             }
 
             if (scenario.WaitingUsers < 1 || scenario.WaitersPerUser is < 1 or > 100
-                || scenario.WaitSeconds is < 1 or > 60 || scenario.DrainSeconds is < 0 or > 600)
+                || scenario.WaitSeconds is < 1 or > 60 || scenario.DrainSeconds is < 0 or > 600 || !(scenario.WaiterStartsPerSecond >= 1))
             {
-                yield return $"scenario {scenario.Name}: waitingUsers must be at least 1, waitersPerUser 1 to 100, waitSeconds 1 to 60 and drainSeconds 0 to 600";
+                yield return $"scenario {scenario.Name}: waitingUsers must be at least 1, waitersPerUser 1 to 100, waitSeconds 1 to 60, drainSeconds 0 to 600 and waiterStartsPerSecond at least 1";
             }
 
             foreach (var step in scenario.Steps)
@@ -195,6 +195,9 @@ public sealed record ScenarioLoad
 
     /// <summary>Live: after the last push, how long the waiting devices may take to receive what they are owed before the rest counts as missed.</summary>
     public int DrainSeconds { get; init; } = 10;
+
+    /// <summary>Live: waiting devices that come online per second before the pushes start (all at once, they would be a herd).</summary>
+    public double WaiterStartsPerSecond { get; init; } = 500;
 
     [JsonIgnore]
     public string Name => $"{ToKebab(Read.ToString())}-{Transport.ToString().ToLowerInvariant()}";

@@ -38,6 +38,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private GrpcChannel? _grpcWatchers;
     private LiveSlot _nextLive;
     private readonly List<LiveScenario> _live = [];
+    private SemaphoreSlim? _catchingUp;
     private NpgsqlDataSource? _postgres;
     private PostgresDeviceReadStore? _store;
 
@@ -79,6 +80,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         _grpc?.Dispose();
         _grpcWatchers?.Dispose();
         _live.ForEach(l => l.Dispose());
+        _catchingUp?.Dispose();
         if (_postgres is not null)
         {
             await _postgres.DisposeAsync();
@@ -103,7 +105,8 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     /// <summary>Each live scenario takes the devices and users after the previous one's, so none share a device or a user.</summary>
     private LiveScenario Live(ScenarioLoad load, ISyncClient pushes, IWaiterTransport waiters)
     {
-        var scenario = new LiveScenario(_sampling, pushes, waiters, load, _device, _seed, _nextLive, _connections);
+        _catchingUp ??= new SemaphoreSlim(_connections, _connections);
+        var scenario = new LiveScenario(_sampling, pushes, waiters, load, _device, _seed, _nextLive, _catchingUp);
         _nextLive = new LiveSlot(_nextLive.FirstDevice + LiveScenario.DevicesNeeded(load), _nextLive.FirstUser + load.WaitingUsers);
         _live.Add(scenario);
         return scenario;

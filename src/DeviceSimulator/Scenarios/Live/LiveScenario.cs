@@ -37,7 +37,7 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
     private readonly long _firstDevice;
     private readonly long _firstUser;
     private readonly long _users;
-    private readonly int _maxCatchingUp;
+    private readonly SemaphoreSlim _catchingUp;
     private readonly string _run = Base36(DateTimeOffset.UtcNow.ToUnixTimeMilliseconds() / 100);
     private readonly DeliveryLedger _ledger;
     private readonly WaiterCounters _counters = new();
@@ -46,14 +46,14 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
 
     public LiveScenario(
         ReadSampling sampling, ISyncClient pushes, IWaiterTransport transport, ScenarioLoad load, DeviceBehaviour behaviour,
-        int seed, LiveSlot slot, int maxCatchingUp)
+        int seed, LiveSlot slot, SemaphoreSlim catchingUp)
     {
         _pushes = pushes;
         _transport = transport;
         _load = load;
         _behaviour = behaviour;
         _seed = seed;
-        _maxCatchingUp = maxCatchingUp;
+        _catchingUp = catchingUp;
         var fleet = sampling.Fleet;
         var devices = DevicesNeeded(load);
         if (slot.FirstDevice + devices > fleet.Count)
@@ -101,20 +101,29 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
 
     public async Task StartWaitersAsync(CancellationToken cancellationToken)
     {
-        var catchingUp = new SemaphoreSlim(_maxCatchingUp, _maxCatchingUp);
-        var context = new WaiterContext(_ledger, _counters, catchingUp, _behaviour, _load.PageSize, _load.WaitSeconds);
+        var context = new WaiterContext(_ledger, _counters, _catchingUp, _behaviour, _load.PageSize, _load.WaitSeconds);
+        var rate = _load.WaiterStartsPerSecond;
         for (var group = 0; group < _load.WaitingUsers; group++)
         {
             for (var index = 0; index < _load.WaitersPerUser; index++)
             {
+                // Devices come online at the scenario's rate, not all in the same instant: each wait's first
+                // pull takes an admission slot of the service, and a herd of them is refused with 503.
                 var device = new WaitingDevice(group, index, UserOf(group), DeviceOf(group, index));
-                _waiters.Add(Task.Run(() => _transport.RunAsync(device, context, _stop.Token), CancellationToken.None));
+                var due = TimeSpan.FromSeconds(_waiters.Count / rate);
+                _waiters.Add(Task.Run(
+                    async () =>
+                    {
+                        await Task.Delay(due, _stop.Token);
+                        await _transport.RunAsync(device, context, _stop.Token);
+                    },
+                    CancellationToken.None));
             }
         }
 
         // Catching up is bounded like the engine's syncs; the start is bounded too, for a service that never answers.
         var bound = Stopwatch.StartNew();
-        var limit = TimeSpan.FromSeconds(Math.Max(30, _waiters.Count / 100.0));
+        var limit = TimeSpan.FromSeconds(30 + (2 * _waiters.Count / rate));
         while (context.Ready < _waiters.Count && bound.Elapsed < limit)
         {
             await Task.Delay(20, cancellationToken);
@@ -150,7 +159,14 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
 
         var counts = _counters.Close(_ledger.Count(_waiters.Count));
         await _stop.CancelAsync();
-        await Task.WhenAll(_waiters);
+        try
+        {
+            await Task.WhenAll(_waiters);
+        }
+        catch (OperationCanceledException)
+        {
+            // A device stopped before its time to come online.
+        }
         _ledger.Wake.Live = counts;
     }
 

@@ -8,7 +8,8 @@ namespace Kobo.Sync.DeviceSimulator.Scenarios.Live;
 
 /// <summary>
 /// A device waiting over REST: it catches up with plain pulls (<c>GET /v1/users/{n}/changes</c> from no
-/// token until <c>hasMore</c> is false), then long-polls with <c>wait</c> from its last token, again
+/// token until <c>hasMore</c> is false, paced like a syncing device: <c>burst</c> at once, then
+/// <c>requestsPerSecond</c>), then long-polls with <c>wait</c> from its last token, again
 /// and again: an answer with changes is held (recorded in the ledger) the moment its body is read, and
 /// the device asks again at once. A wait the service would not take (an answer with <c>Retry-After</c>,
 /// 429, 503) is retried after the time given; any other failure after a backoff. Each request's
@@ -67,8 +68,14 @@ public sealed class RestWaiter(HttpClient http, DeviceTokens tokens) : IWaiterTr
         {
             string? token = null;
             var failures = 0;
-            while (true)
+            for (var request = 0; ; request++)
             {
+                if (request >= context.Behaviour.Burst)
+                {
+                    // Paced as a syncing device is: a burst, then its steady rate, under the service's per-device limit.
+                    await Task.Delay(TimeSpan.FromSeconds(1.0 / context.Behaviour.RequestsPerSecond), stop);
+                }
+
                 var answer = await PullAsync(device, token, wait: 0, context, stop);
                 if (answer.Token is { } next)
                 {

@@ -16,7 +16,7 @@ public sealed class WaiterContext(
 
     public WaiterCounters Counters => counters;
 
-    /// <summary>Bounds the devices catching up at once (their backlog pulls), as the engine bounds syncs in flight.</summary>
+    /// <summary>Bounds the devices catching up at once (their backlog pulls), over all the run's live scenarios, as the engine bounds syncs in flight.</summary>
     public SemaphoreSlim CatchingUp => catchingUp;
 
     public DeviceBehaviour Behaviour => behaviour;
@@ -31,14 +31,16 @@ public sealed class WaiterContext(
     public void CaughtUp() => Interlocked.Increment(ref _ready);
 
     /// <summary>
-    /// The wait before trying again after a failure: the server's own when it gave one, else exponential
-    /// backoff with full jitter from the device's <c>baseDelayMs</c> up to its <c>maxDelayMs</c>.
+    /// The wait before trying again after a failure: the server's own when it gave one, plus up to as much
+    /// again at random (thousands of waiting devices told the same time must not all come back at the
+    /// same instant); else exponential backoff with full jitter from the device's <c>baseDelayMs</c> up
+    /// to its <c>maxDelayMs</c>.
     /// </summary>
     public TimeSpan Backoff(int failures, TimeSpan? retryAfter)
     {
         if (retryAfter is { } told)
         {
-            return told;
+            return told * (1 + Random.Shared.NextDouble());
         }
 
         var cap = Math.Min(behaviour.MaxDelayMs, behaviour.BaseDelayMs * Math.Pow(2, Math.Min(failures, 20)));
