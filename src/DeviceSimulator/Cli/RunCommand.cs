@@ -68,7 +68,7 @@ internal static class RunCommand
                     Users = parse.GetValue(users) ?? (parse.GetValue(heaviest) is { } p ? HeaviestUsersFile.ReadUserCount(p) : 0),
                     Shard = part,
                 };
-                if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read is ReadKind.UserById or ReadKind.SyncSession or ReadKind.FirstSyncStorm))
+                if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read is ReadKind.UserById or ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live))
                 {
                     throw new ProfileException("user-by-id and device sync need the number of users: --users, or --heaviest from the seed.");
                 }
@@ -89,7 +89,7 @@ internal static class RunCommand
             {
                 result = await RunWithProgressAsync(loaded, settings, cancellationToken);
             }
-            catch (MissingEndpointException exception)
+            catch (Exception exception) when (exception is MissingEndpointException or ProfileException)
             {
                 await Console.Error.WriteLineAsync($"error: {exception.Message}");
                 return UsageExitCode;

@@ -11,18 +11,35 @@ public enum SyncOutcome
     Failed,
 }
 
+/// <summary>What a scenario's latencies measure.</summary>
+public enum Measure
+{
+    /// <summary>Each sync (or step) from its intended start to its end, retries included.</summary>
+    Sync,
+
+    /// <summary>Live pull: each delivery, from the push's acknowledgement to the waiting device holding the change.</summary>
+    Wake,
+}
+
 /// <summary>
 /// The statistics of one scenario during a run: every sync's latency from its intended start, in one
 /// histogram for the whole run and one per second of the run (the timeline), with the counts of
-/// syncs, failures, attempts and retries. Thread-safe; recording takes a short lock.
+/// syncs, failures, attempts and retries. Thread-safe; recording takes a short lock. A live pull's
+/// wake statistics (<see cref="Measure.Wake"/>) count deliveries instead of syncs, and carry
+/// <see cref="Live"/>.
 /// </summary>
-public sealed class ScenarioStats(string name)
+public sealed class ScenarioStats(string name, Measure measure = Measure.Sync)
 {
     private readonly Lock _lock = new();
     private readonly List<TimelineSecond> _timeline = [];
     private long _changes;
 
     public string Name { get; } = name;
+
+    public Measure Measure { get; } = measure;
+
+    /// <summary>Live pull: the waiting devices' deliveries and requests (set when the waiters stop).</summary>
+    public LiveCounts? Live { get; set; }
 
     public LatencyHistogram Latency { get; } = new();
 
@@ -100,6 +117,7 @@ public sealed class ScenarioStats(string name)
             Attempts += other.Attempts;
             Dropped += other.Dropped;
             _changes += other.Changes;
+            Live = Live is null ? other.Live : other.Live is null ? Live : Live.Add(other.Live);
             foreach (var second in other.Timeline)
             {
                 while (_timeline.Count <= second.Second)

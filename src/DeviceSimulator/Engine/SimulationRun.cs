@@ -40,17 +40,47 @@ public static class SimulationRun
             load.Steps.Select(s => s with { Rate = s.Rate / settings.Shard.Count, RampTo = s.RampTo / settings.Shard.Count }).ToList(),
             Seed: unchecked((profile.Seed * 31) + (i * 7919) + (settings.Shard.Index * 104_729)))).ToList();
 
-        foreach (var plan in plans)
+        // Live pull's waiting devices wait through the warm-up and the whole run, and drain after it.
+        var waiting = plans.Select(p => p.Scenario).OfType<IWaitingScenario>().ToList();
+        var stopped = false;
+        EngineRun run;
+        try
         {
-            for (var i = 0; i < profile.WarmUpSyncs; i++)
+            foreach (var scenario in waiting)
             {
-                await plan.Scenario.AttemptAsync(plan.Scenario.DeviceFor(i), cancellationToken);
+                await scenario.StartWaitersAsync(cancellationToken);
+            }
+
+            foreach (var plan in plans)
+            {
+                for (var i = 0; i < profile.WarmUpSyncs; i++)
+                {
+                    await plan.Scenario.AttemptAsync(plan.Scenario.DeviceFor(i), cancellationToken);
+                }
+            }
+
+            var engine = new LoadEngine(new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing);
+            started?.Invoke(engine);
+            waiting.ForEach(w => w.OpenWindow());
+            run = await engine.RunAsync(plans, cancellationToken);
+            foreach (var scenario in waiting)
+            {
+                await scenario.StopWaitersAsync(drain: true, cancellationToken);
+            }
+
+            stopped = true;
+        }
+        finally
+        {
+            if (!stopped)
+            {
+                foreach (var scenario in waiting)
+                {
+                    await scenario.StopWaitersAsync(drain: false, CancellationToken.None);
+                }
             }
         }
 
-        var engine = new LoadEngine(new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing);
-        started?.Invoke(engine);
-        var run = await engine.RunAsync(plans, cancellationToken);
         // A sync session's steps are reported (and gated) beside it, as scenarios of their own.
         var measured = profile.Scenarios.Zip(run.Scenarios).ToList();
         measured.AddRange(profile.Scenarios.Zip(plans)

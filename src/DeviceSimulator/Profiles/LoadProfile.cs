@@ -108,9 +108,15 @@ public sealed record LoadProfile
                 yield return $"scenario {scenario.Name}: pageSize must be 1 to 1000 and pushBatch 0 to 500";
             }
 
-            if (scenario.Transport == Transport.Postgres && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm)
+            if (scenario.Transport == Transport.Postgres && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live)
             {
                 yield return $"scenario {scenario.Name}: device sync runs over rest or grpc";
+            }
+
+            if (scenario.WaitingUsers < 1 || scenario.WaitersPerUser is < 1 or > 100
+                || scenario.WaitSeconds is < 1 or > 60 || scenario.DrainSeconds is < 0 or > 600 || !(scenario.WaiterStartsPerSecond >= 1))
+            {
+                yield return $"scenario {scenario.Name}: waitingUsers must be at least 1, waitersPerUser 1 to 100, waitSeconds 1 to 60, drainSeconds 0 to 600 and waiterStartsPerSecond at least 1";
             }
 
             foreach (var step in scenario.Steps)
@@ -147,6 +153,12 @@ public enum ReadKind
 
     /// <summary>A new device's first sync: every page of its user's changes, until <c>hasMore</c> is false.</summary>
     FirstSyncStorm,
+
+    /// <summary>
+    /// Live pull: devices wait for changes (REST long-poll, gRPC WatchChanges) while another device of
+    /// the same user pushes; each sync is a push, and each delivery's wake latency is measured.
+    /// </summary>
+    Live,
 }
 
 /// <summary>How a read reaches the data: the service over REST or gRPC, or PostgreSQL directly (the baseline).</summary>
@@ -169,8 +181,23 @@ public sealed record ScenarioLoad
     /// <summary>Device sync: the <c>pageSize</c> of each pull (1 to 1,000).</summary>
     public int PageSize { get; init; } = 100;
 
-    /// <summary>Device sync session: new highlights pushed in each session (0 to 500).</summary>
+    /// <summary>Device sync session: new highlights pushed in each session (0 to 500); live: in each push.</summary>
     public int PushBatch { get; init; } = 3;
+
+    /// <summary>Live: users whose devices wait for changes; each push goes to one of them, drawn at random.</summary>
+    public int WaitingUsers { get; init; } = 100;
+
+    /// <summary>Live: devices of each of those users that wait (a further device of the user pushes).</summary>
+    public int WaitersPerUser { get; init; } = 2;
+
+    /// <summary>Live over REST: the <c>wait</c> of each long-poll, in seconds (1 to 60).</summary>
+    public int WaitSeconds { get; init; } = 30;
+
+    /// <summary>Live: after the last push, how long the waiting devices may take to receive what they are owed before the rest counts as missed.</summary>
+    public int DrainSeconds { get; init; } = 10;
+
+    /// <summary>Live: waiting devices that come online per second before the pushes start (all at once, they would be a herd).</summary>
+    public double WaiterStartsPerSecond { get; init; } = 500;
 
     [JsonIgnore]
     public string Name => $"{ToKebab(Read.ToString())}-{Transport.ToString().ToLowerInvariant()}";
@@ -223,18 +250,24 @@ public sealed record DeviceBehaviour
     }
 }
 
-/// <summary>The SLA of a run: every service scenario's p99 under <see cref="P99Ms"/>, failed syncs under <see cref="FailedSyncPercent"/>.</summary>
+/// <summary>
+/// The SLA of a run: every service scenario's p99 under <see cref="P99Ms"/>, failed syncs under
+/// <see cref="FailedSyncPercent"/>; live pull's wake latency p99 at most <see cref="WakeP99Ms"/>.
+/// </summary>
 public sealed record Thresholds
 {
     public double P99Ms { get; init; } = 200;
 
     public double FailedSyncPercent { get; init; } = 0.1;
 
+    /// <summary>Live pull: p99 of the time from a push's acknowledgement to a waiting device of its user holding the change.</summary>
+    public double WakeP99Ms { get; init; } = 100;
+
     internal IEnumerable<string> Validate()
     {
-        if (!(P99Ms > 0) || FailedSyncPercent < 0)
+        if (!(P99Ms > 0) || FailedSyncPercent < 0 || !(WakeP99Ms > 0))
         {
-            yield return "thresholds need p99Ms > 0 and failedSyncPercent >= 0";
+            yield return "thresholds need p99Ms > 0, failedSyncPercent >= 0 and wakeP99Ms > 0";
         }
     }
 }

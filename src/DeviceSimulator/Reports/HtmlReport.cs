@@ -61,6 +61,23 @@ public static class HtmlReport
         }
 
         html.Append("</table><p>Latency in ms from each sync's intended start, retries included.</p>");
+        if (result.Scenarios.Any(s => s.Live is not null))
+        {
+            html.Append("<h2>Live pull</h2><p>A <code>/wake</code> row's latency runs from the push's acknowledgement (its answer received by the pushing device) to a waiting device of the user holding the change, one per delivery (0 when the device held it first); its syncs are deliveries.</p>")
+                .Append("<table><tr><th>scenario</th><th>waiting devices</th><th>deliveries owed</th><th>delivered</th><th>missed</th><th>before the ack</th><th>repeated</th>")
+                .Append("<th>to another user</th><th>pushes failed</th><th>requests</th><th>per device-hour</th><th>answers with changes</th><th>heartbeats</th><th>refused</th><th>errors</th><th>window s</th></tr>");
+            foreach (var s in result.Scenarios)
+            {
+                if (s.Live is { } l)
+                {
+                    html.Append(c, $"<tr><td>{Esc(s.Name)}</td><td>{l.Waiters:N0}</td><td>{l.Expected:N0}</td><td>{l.Delivered:N0}</td><td class=\"{(l.Missed == 0 ? "pass" : "fail")}\">{l.Missed:N0}</td><td>{l.BeforeAck:N0}</td><td>{l.Repeated:N0}</td>");
+                    html.Append(c, $"<td>{l.Misdelivered:N0}</td><td>{l.UnacknowledgedPushes:N0}</td><td>{l.Requests:N0}</td><td>{l.RequestsPerDeviceHour:F1}</td><td>{l.AnswersWithChanges:N0}</td><td>{l.Heartbeats:N0}</td><td>{l.Refused:N0}</td><td>{l.Errors:N0}</td><td>{l.WindowSeconds:F1}</td></tr>");
+                }
+            }
+
+            html.Append("</table>");
+        }
+
         if (result.Baseline.Count > 0)
         {
             html.Append("<h2>Service over raw PostgreSQL</h2><table><tr><th>read</th><th>transport</th><th>step</th><th>p50 ratio</th><th>p99 ratio</th></tr>");

@@ -33,6 +33,22 @@ public static class MarkdownSummary
             md.AppendLine(c, $"| {s.Name} | {s.Syncs:N0} | {s.ThroughputPerSecond:F1} | {s.FailedPercent:0.###} | {s.Retries:N0} | {l.P50:F2} | {l.P75:F2} | {l.P95:F2} | {l.P99:F2} | {l.P999:F2} | {l.P9999:F2} | {l.Max:F2} |");
         }
 
+        if (result.Scenarios.Any(s => s.Live is not null))
+        {
+            md.AppendLine();
+            md.AppendLine("Live pull: a `/wake` row's latency runs from the push's acknowledgement (its answer received by the pushing device) to a waiting device of the user holding the change, one per delivery (0 when the device held it first); its syncs are deliveries.");
+            md.AppendLine();
+            md.AppendLine("| scenario | waiting devices | deliveries owed | delivered | missed | before the ack | repeated | to another user | pushes failed | requests | per device-hour | answers with changes | heartbeats | refused | errors | window s |");
+            md.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+            foreach (var s in result.Scenarios)
+            {
+                if (s.Live is { } l)
+                {
+                    md.AppendLine(c, $"| {s.Name} | {l.Waiters:N0} | {l.Expected:N0} | {l.Delivered:N0} | {l.Missed:N0} | {l.BeforeAck:N0} | {l.Repeated:N0} | {l.Misdelivered:N0} | {l.UnacknowledgedPushes:N0} | {l.Requests:N0} | {l.RequestsPerDeviceHour:F1} | {l.AnswersWithChanges:N0} | {l.Heartbeats:N0} | {l.Refused:N0} | {l.Errors:N0} | {l.WindowSeconds:F1} |");
+                }
+            }
+        }
+
         if (result.Scenarios.Any(s => s.Steps.Count > 1))
         {
             md.AppendLine();

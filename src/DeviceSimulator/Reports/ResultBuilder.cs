@@ -32,7 +32,7 @@ public static class ResultBuilder
 
     public static ScenarioStats ToStats(ScenarioResult result)
     {
-        var stats = new ScenarioStats(result.Name);
+        var stats = new ScenarioStats(result.Name, result.Measure) { Live = result.Live };
         stats.Latency.Add(ToHistogram(result.Histogram));
         stats.Restore(result.Syncs, result.Failed, result.Attempts, result.Dropped, result.Changes);
         foreach (var point in result.Timeline)
@@ -51,6 +51,8 @@ public static class ResultBuilder
             Name = stats.Name,
             Read = load.Read,
             Transport = load.Transport,
+            Measure = stats.Measure,
+            Live = stats.Live,
             Syncs = stats.Syncs,
             Failed = stats.Failed,
             Attempts = stats.Attempts,

@@ -50,6 +50,10 @@ public sealed record ScenarioResult
 
     public required Transport Transport { get; init; }
 
+    /// <summary>What the latencies measure: syncs from their intended start, or live pull's wake (push acknowledged to change held).</summary>
+    public Measure Measure { get; init; } = Measure.Sync;
+
+    /// <summary>Syncs; for a wake scenario, deliveries.</summary>
     public required long Syncs { get; init; }
 
     public required long Failed { get; init; }
@@ -60,6 +64,9 @@ public sealed record ScenarioResult
 
     /// <summary>Device sync: changes received in pulls (0 for the reads).</summary>
     public long Changes { get; init; }
+
+    /// <summary>Live pull: the waiting devices' deliveries and requests (wake scenarios only).</summary>
+    public LiveCounts? Live { get; init; }
 
     public long Retries => Attempts - Syncs;
 

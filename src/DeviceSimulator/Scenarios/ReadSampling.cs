@@ -12,6 +12,9 @@ public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> hea
 {
     public DeviceFleet Fleet => fleet;
 
+    /// <summary>Users in the data set.</summary>
+    public long Users => users;
+
     public SimulatedDevice RandomDevice(long sequence, int salt) => fleet.ForSync(sequence, salt);
 
     public SimulatedDevice DeviceInOrder(long sequence) => fleet.InOrder(sequence);

@@ -2,6 +2,7 @@ using System.Net;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
+using Kobo.Sync.DeviceSimulator.Scenarios.Live;
 using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
@@ -32,7 +33,12 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private readonly DeviceBehaviour _device;
     private readonly int _seed;
     private HttpClient? _rest;
+    private HttpClient? _restWaiters;
     private GrpcChannel? _grpc;
+    private GrpcChannel? _grpcWatchers;
+    private LiveSlot _nextLive;
+    private readonly List<LiveScenario> _live = [];
+    private SemaphoreSlim? _catchingUp;
     private NpgsqlDataSource? _postgres;
     private PostgresDeviceReadStore? _store;
 
@@ -62,13 +68,19 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         (ReadKind.SyncSession, Transport.Grpc) => new DeviceSyncSessionScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device, _seed),
         (ReadKind.FirstSyncStorm, Transport.Rest) => new FirstSyncStormScenario(_sampling, RestSync(), load, _device),
         (ReadKind.FirstSyncStorm, Transport.Grpc) => new FirstSyncStormScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device),
+        (ReadKind.Live, Transport.Rest) => Live(load, RestSync(), new RestWaiter(RestWaiterHttp(), _tokens)),
+        (ReadKind.Live, Transport.Grpc) => Live(load, new GrpcSyncClient(GrpcClient()), new GrpcWatcher(new SyncService.SyncServiceClient(GrpcWatchChannel()), _tokens)),
         _ => throw new ArgumentOutOfRangeException(nameof(load), load.Name, "No such scenario."),
     };
 
     public async ValueTask DisposeAsync()
     {
         _rest?.Dispose();
+        _restWaiters?.Dispose();
         _grpc?.Dispose();
+        _grpcWatchers?.Dispose();
+        _live.ForEach(l => l.Dispose());
+        _catchingUp?.Dispose();
         if (_postgres is not null)
         {
             await _postgres.DisposeAsync();
@@ -90,31 +102,64 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         return _rest;
     }
 
+    /// <summary>Each live scenario takes the devices and users after the previous one's, so none share a device or a user.</summary>
+    private LiveScenario Live(ScenarioLoad load, ISyncClient pushes, IWaiterTransport waiters)
+    {
+        _catchingUp ??= new SemaphoreSlim(_connections, _connections);
+        var scenario = new LiveScenario(_sampling, pushes, waiters, load, _device, _seed, _nextLive, _catchingUp);
+        _nextLive = new LiveSlot(_nextLive.FirstDevice + LiveScenario.DevicesNeeded(load), _nextLive.FirstUser + load.WaitingUsers);
+        _live.Add(scenario);
+        return scenario;
+    }
+
+    /// <summary>REST waiting devices each hold a connection for as long as they wait: a client of their own, with no cap on connections.</summary>
+    private HttpClient RestWaiterHttp()
+    {
+        var address = _endpoints.Rest ?? throw new MissingEndpointException("--rest");
+        _restWaiters ??= new HttpClient(new SocketsHttpHandler
+        {
+            MaxConnectionsPerServer = int.MaxValue,
+            PooledConnectionIdleTimeout = TimeSpan.FromMinutes(2), // longer than the longest wait
+            AutomaticDecompression = DecompressionMethods.None,
+        })
+        {
+            BaseAddress = address,
+            Timeout = Timeout.InfiniteTimeSpan, // each wait has its own
+        };
+        return _restWaiters;
+    }
+
+    /// <summary>WatchChanges streams on a channel of their own, so the pushes' calls never queue behind full connections.</summary>
+    private GrpcChannel GrpcWatchChannel() =>
+        _grpcWatchers ??= GrpcChannel.ForAddress(_endpoints.Grpc ?? throw new MissingEndpointException("--grpc"), ChannelOptions());
+
     private GrpcDeviceClient GrpcClient()
     {
         var address = _endpoints.Grpc ?? throw new MissingEndpointException("--grpc");
-        _grpc ??= GrpcChannel.ForAddress(address, new GrpcChannelOptions
-        {
-            // h2c on an http:// address; streams spread over more connections once one is full.
-            HttpHandler = new SocketsHttpHandler
-            {
-                EnableMultipleHttp2Connections = true,
-                PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan,
-                KeepAlivePingDelay = TimeSpan.FromSeconds(60),
-                KeepAlivePingTimeout = TimeSpan.FromSeconds(30),
-                AutomaticDecompression = DecompressionMethods.None,
-            },
-            DisposeHttpClient = true,
-            // No service config, so no retry or hedging policy: the device's retry pipeline is the
-            // only retry layer, and a pushback trailer reaches it untouched.
-            ServiceConfig = null,
-            // A call cut off by the device's own timeout surfaces as OperationCanceledException, which
-            // the retry pipeline's timeout turns into a retried timeout, as it does for REST (by
-            // default Grpc.Net.Client throws RpcException(Cancelled), and the sync would fail at once).
-            ThrowOperationCanceledOnCancellation = true,
-        });
+        _grpc ??= GrpcChannel.ForAddress(address, ChannelOptions());
         return new GrpcDeviceClient(new SyncService.SyncServiceClient(_grpc), _tokens);
     }
+
+    private static GrpcChannelOptions ChannelOptions() => new()
+    {
+        // h2c on an http:// address; streams spread over more connections once one is full.
+        HttpHandler = new SocketsHttpHandler
+        {
+            EnableMultipleHttp2Connections = true,
+            PooledConnectionIdleTimeout = Timeout.InfiniteTimeSpan,
+            KeepAlivePingDelay = TimeSpan.FromSeconds(60),
+            KeepAlivePingTimeout = TimeSpan.FromSeconds(30),
+            AutomaticDecompression = DecompressionMethods.None,
+        },
+        DisposeHttpClient = true,
+        // No service config, so no retry or hedging policy: the device's retry pipeline is the
+        // only retry layer, and a pushback trailer reaches it untouched.
+        ServiceConfig = null,
+        // A call cut off by the device's own timeout surfaces as OperationCanceledException, which
+        // the retry pipeline's timeout turns into a retried timeout, as it does for REST (by
+        // default Grpc.Net.Client throws RpcException(Cancelled), and the sync would fail at once).
+        ThrowOperationCanceledOnCancellation = true,
+    };
 
     private PostgresDeviceReadStore Store()
     {

@@ -1,0 +1,95 @@
+using Kobo.Sync.DeviceSimulator.Cli;
+using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Tests.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
+using Npgsql;
+
+namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
+
+/// <summary>
+/// The live profile through the command line against the real service (REST long-polls and gRPC
+/// WatchChanges streams on real Kestrel sockets, woken by PostgreSQL notifications) on the seeded
+/// database: seconds, a bounded number of pushes, loopback only.
+/// </summary>
+[Collection(EndToEndCollection.Name)]
+public sealed class LiveRunTests(SeededServiceFixture service) : IDisposable
+{
+    private readonly string _results = Path.Combine(Path.GetTempPath(), $"kobo-sim-results-{Guid.NewGuid():N}");
+
+    [Fact]
+    public async Task EveryWaitingDeviceHoldsEveryChangePushedForItsUserAndTheReportHasTheirWakeLatencies()
+    {
+        var profile = LoadProfile.Load(RepositoryRoot.Profile("live"));
+        var rest = profile.Scenarios.Single(s => s.Transport == Transport.Rest);
+        // A REST wait outlasts the pushes and the drain: a change that reached a device only because
+        // its wait ran out (no wake) would be counted missed.
+        Assert.True(rest.WaitSeconds > rest.Steps.Sum(s => s.DurationSeconds) + rest.DrainSeconds);
+        var before = await LiveHighlightsAsync(profile.Seed);
+
+        var exit = await SimulatorCommands.Build().Parse(
+        [
+            "run", "--profile", RepositoryRoot.Profile("live"), "--rest", service.Rest.ToString(), "--grpc", service.Grpc.ToString(),
+            "--signing-key", TestTokens.SigningKey, "--heaviest", service.HeaviestUsers, "--out", _results,
+        ]).InvokeAsync();
+
+        var result = ResultJson.Read(Path.Combine(_results, "result.json"));
+        Assert.True(result.Passed, result.Verdict);
+        Assert.Equal(0, exit);
+        long pushed = 0;
+        foreach (var load in profile.Scenarios)
+        {
+            var pushes = Assert.Single(result.Scenarios, s => s.Name == load.Name);
+            Assert.Equal((long)load.Steps.Sum(s => s.Rate * s.DurationSeconds), pushes.Syncs);
+            Assert.Equal(0, pushes.Failed);
+            pushed += pushes.Syncs * load.PushBatch;
+
+            var wake = Assert.Single(result.Scenarios, s => s.Name == $"{load.Name}/wake");
+            Assert.Equal(Measure.Wake, wake.Measure);
+            var live = Assert.IsType<LiveCounts>(wake.Live);
+            Assert.Equal(load.WaitingUsers * load.WaitersPerUser, live.Waiters);
+            // Every pushed change is owed to each waiting device of its user, and each got it.
+            Assert.Equal(pushes.Syncs * load.PushBatch * load.WaitersPerUser, live.Expected);
+            Assert.Equal(live.Expected, live.Delivered);
+            Assert.Equal(0, live.Missed);
+            Assert.Equal(0, live.Misdelivered);
+            Assert.Equal(0, live.UnacknowledgedPushes);
+            // One wake latency per delivery, in the histogram the report and the gate read.
+            Assert.Equal(live.Expected, wake.Syncs);
+            Assert.Equal(live.Expected, wake.Histogram.Buckets.Sum(b => b[1]));
+            Assert.True(wake.Latency.Max > 0);
+            Assert.True(live.AnswersWithChanges > 0);
+            Assert.Contains(result.Checks, c => c.Scenario == wake.Name && c.Metric == "wake p99 ms" && c.Passed);
+            Assert.Contains(result.Checks, c => c.Scenario == wake.Name && c.Metric == "missed deliveries" && c.Passed);
+        }
+
+        // The pushes really were stored: the database holds this run's new highlights.
+        Assert.Equal(pushed, await LiveHighlightsAsync(profile.Seed) - before);
+        var markdown = await File.ReadAllTextAsync(Path.Combine(_results, "summary.md"));
+        Assert.Contains("| live-grpc/wake |", markdown);
+        var html = await File.ReadAllTextAsync(Path.Combine(_results, "report.html"));
+        Assert.Contains("<h2>Live pull</h2>", html);
+        Assert.Contains("live-rest/wake", html);
+    }
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_results))
+        {
+            Directory.Delete(_results, recursive: true);
+        }
+    }
+
+    /// <summary>Highlights live runs pushed (not their warm-up pushes, <c>livew...</c>): keys <c>live{seed}-{run}-{device}-{push}-{i}</c>.</summary>
+    private async Task<long> LiveHighlightsAsync(int seed)
+    {
+        await using var connection = new NpgsqlConnection(service.ConnectionString);
+        await connection.OpenAsync();
+        await using var command = new NpgsqlCommand("SELECT count(*) FROM highlights WHERE id LIKE $1", connection)
+        {
+            Parameters = { new NpgsqlParameter { Value = $"highlights/users%/live{seed}-%" } },
+        };
+        return (long)(await command.ExecuteScalarAsync())!;
+    }
+}
