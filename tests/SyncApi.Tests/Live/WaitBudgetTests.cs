@@ -39,12 +39,30 @@ public sealed class WaitBudgetTests(WaitBudgetTests.SmallBudgets service) : ICla
         using var stop = new CancellationTokenSource();
         using var instruments = new HostInstruments(service.A);
 
+        var attempts = 0;
         var waiting = LongPollAsync(ada1, ada, null, wait: 20, stop.Token);
         await WaitingAsync(service.A, 1, "ada's first device waits");
-        var userFull = await LongPollAsync(ada2, ada, null, wait: 20);
+        var userFull = await RefusedWaitAsync(ada2, ada, waiters: 1);
         var alsoWaiting = LongPollAsync(ben1, ben, null, wait: 20, stop.Token);
         await WaitingAsync(service.A, 2, "ben's device waits");
-        var instanceFull = await LongPollAsync(cy1, cy, null, wait: 20);
+        var instanceFull = await RefusedWaitAsync(cy1, cy, waiters: 2);
+
+        // A refused wait still pulls once, in the instance's one slot, so on a busy box it may meet a
+        // waiter's own pull there and get 503 with Retry-After, as any device does; like a device, it retries.
+        async Task<LongPoll> RefusedWaitAsync(HttpClient client, long user, int waiters)
+        {
+            for (var attempt = 1; ; attempt++)
+            {
+                attempts++;
+                var answer = await LongPollAsync(client, user, null, wait: 20);
+                if (answer.Status != 503 || attempt == 3)
+                {
+                    return answer;
+                }
+
+                await WaitingAsync(service.A, waiters, "the slot is free again");
+            }
+        }
 
         Assert.All(new[] { userFull, instanceFull }, refused =>
         {
@@ -55,7 +73,7 @@ public sealed class WaitBudgetTests(WaitBudgetTests.SmallBudgets service) : ICla
         });
         Assert.False(waiting.IsCompleted);
         Assert.False(alsoWaiting.IsCompleted);
-        Assert.Equal(2, instruments.Count("kobo.sync.live.refused"));
+        Assert.Equal(attempts, instruments.Count("kobo.sync.live.refused"));
         await stop.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => Task.WhenAll(waiting, alsoWaiting));
         await WaitingAsync(service.A, 0, "the waiters leave");
