@@ -18,7 +18,9 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
 /// </summary>
 [Authorize]
-internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, LivePull live, SyncMetrics metrics) : SyncService.SyncServiceBase
+internal sealed class SyncGrpcService(
+    DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics)
+    : SyncService.SyncServiceBase
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
 
@@ -74,13 +76,20 @@ internal sealed class SyncGrpcService(DeviceReads reads, DeviceSync sync, LivePu
     /// <summary>
     /// Live pull as a server stream (<see cref="LivePull.WatchAsync"/>): the backlog, then a page per commit,
     /// heartbeats while idle. Ends at the call's deadline or when the client cancels (the interceptor's
-    /// DEADLINE_EXCEEDED or CANCELLED), or OK after <c>Sync:WatchMaxSeconds</c>.
+    /// DEADLINE_EXCEEDED or CANCELLED), or OK after <c>Sync:WatchMaxSeconds</c>. A watch outliving its
+    /// token (expired, or the device revoked) ends UNAUTHENTICATED at its next message, heartbeats included.
     /// </summary>
     public override Task WatchChanges(WatchChangesRequest request, IServerStreamWriter<WatchChangesResponse> responseStream, ServerCallContext context) =>
         live.WatchAsync(
             Caller(context), RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize),
             async page =>
             {
+                if (!DeviceAuthentication.StillHolds(context.GetHttpContext().User, revocations, clock.GetUtcNow()))
+                {
+                    throw new RpcException(new Status(
+                        StatusCode.Unauthenticated, "The device's token has expired or the device was revoked; watch again with a valid token."));
+                }
+
                 await responseStream.WriteAsync(SyncGrpcChanges.ToWatchMessage(page), context.CancellationToken);
                 if (!page.Heartbeat && !page.Page.HasMore && page.Page.Changes.Count > 0)
                 {

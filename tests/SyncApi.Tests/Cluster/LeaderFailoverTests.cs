@@ -16,7 +16,10 @@ namespace Kobo.Sync.SyncApi.Tests.Cluster;
 /// while Patroni promotes a standby (whose own write gap a plain writer on the read-write string
 /// measures alongside) and then succeed; no write acknowledged by the service or the cluster is lost;
 /// the killed node rejoins as a replica (by itself after a postmaster kill, once restarted after a
-/// node kill). The measured windows go to the test output.
+/// node kill). Devices waiting for changes (live pull, REST <c>wait</c>) throughout receive every
+/// acknowledged push, before and after the failover: the service's change listener follows the
+/// primary, and the re-check after it listens again brings what was notified while it could not.
+/// The measured windows go to the test output.
 /// </summary>
 public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper output) : IClassFixture<LocalCluster>
 {
@@ -28,6 +31,9 @@ public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper 
     /// <summary>How much longer than the cluster's own write gap the service's may be (Npgsql rechecks hosts every second).</summary>
     private static readonly TimeSpan ServiceGapAllowance = TimeSpan.FromSeconds(2);
     private static readonly TimeSpan BeforeKill = TimeSpan.FromSeconds(3);
+
+    /// <summary>How soon after the run the waiting devices must hold every acknowledged push (their waits last 20 s).</summary>
+    private static readonly TimeSpan LiveDeliveryLimit = TimeSpan.FromSeconds(10);
 
     [Fact]
     public Task ReadsKeepSucceedingAndPushesResumeWithinTheClusterWriteGapWhenTheLeadersPostgresIsKilledAndItRejoinsAsAReplica() =>
@@ -71,6 +77,9 @@ public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper 
         var reads = ReadSteadilyAsync(http, clock, stop.Token);
         var writes = WriteSteadilyAsync(probe, firstProbeId, clock, stop.Token);
         var pushes = PushSteadilyAsync(http, run, clock, stop.Token);
+        using var stopWaiting = new CancellationTokenSource();
+        var waiting = new[] { new LiveDevice("waiting-1"), new LiveDevice("waiting-2") };
+        var waits = waiting.Select(d => d.WaitSteadilyAsync(rest, Pusher, stopWaiting.Token)).ToArray();
 
         await Task.Delay(BeforeKill);
         var killedAt = clock.Elapsed;
@@ -101,6 +110,18 @@ public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper 
         var window = refusedPushes.Count == 0 ? "none" : $"{refusedPushes[0].Start.TotalSeconds:F1}-{refusedPushes[^1].Start.TotalSeconds:F1} s";
         output.WriteLine($"device pushes: {pushed.Count} acknowledged, {refusedPushes.Count} refused ({string.Join(",", refusedPushes.Select(p => p.Push.Status).Distinct())}) at {window}; longest time without an acknowledged push {serviceGap.TotalSeconds:F1} s, slowest push {pushLog.Max(p => p.Push.Elapsed.TotalMilliseconds):F0} ms");
 
+        // Every acknowledged push reaches the waiting devices without a pull of their own.
+        var delivered = Stopwatch.StartNew();
+        var ackedIds = pushed.Select(p => HighlightId(Pusher, p.Push.Key)).ToList();
+        while (delivered.Elapsed < LiveDeliveryLimit && waiting.Any(d => d.Missing(ackedIds) > 0))
+        {
+            await Task.Delay(100);
+        }
+
+        await stopWaiting.CancelAsync();
+        await Task.WhenAll(waits);
+        output.WriteLine($"waiting devices: {string.Join(", ", waiting.Select(d => $"{d.Name} {d.Answers} answers, {d.Refusals} refused, missing {d.Missing(ackedIds)}/{ackedIds.Count}"))}; complete {delivered.Elapsed.TotalSeconds:F1} s after the run");
+
         var rejoin = Stopwatch.StartNew();
         if (wholeNode)
         {
@@ -121,6 +142,7 @@ public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper 
         var storedPushes = (long)(await countPushed.ExecuteScalarAsync())!;
         output.WriteLine($"acknowledged pushes present after failover: {storedPushes}/{pushed.Count}");
 
+        Assert.All(waiting, d => Assert.Equal(0, d.Missing(ackedIds)));
         Assert.Empty(failedReads.Select(r => $"{r.Status} at {r.Start.TotalSeconds:F1} s"));
         Assert.True(p99 < 1000, $"device reads' p99 {p99:F0} ms (slowest {latencies[^1]:F0} ms)");
         Assert.True(latencies[^1] < 2000, $"slowest device read {latencies[^1]:F0} ms: a read waited on the dead node");
@@ -198,6 +220,73 @@ public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper 
     }
 
     private readonly record struct Read(TimeSpan Start, int Status, TimeSpan Elapsed);
+
+    /// <summary>A device that waits for changes (REST, <c>wait=20</c>) again and again, keeping the ids it was sent.</summary>
+    private sealed class LiveDevice(string name)
+    {
+        public string Name { get; } = name;
+
+        private readonly HashSet<string> _received = [];
+
+        public int Answers { get; private set; }
+
+        public int Refusals { get; private set; }
+
+        /// <summary>How many of <paramref name="ids"/> it has not been sent.</summary>
+        public int Missing(IReadOnlyCollection<string> ids)
+        {
+            lock (_received)
+            {
+                return ids.Count(id => !_received.Contains(id));
+            }
+        }
+
+        public async Task WaitSteadilyAsync(Uri service, long user, CancellationToken stop)
+        {
+            using var http = new HttpClient { BaseAddress = service, Timeout = TimeSpan.FromSeconds(40) };
+            http.DefaultRequestHeaders.Authorization = new System.Net.Http.Headers.AuthenticationHeaderValue("Bearer", TestTokens.For(user, Name));
+            string? token = null;
+            while (!stop.IsCancellationRequested)
+            {
+                try
+                {
+                    var query = "?wait=20" + (token is null ? string.Empty : "&since=" + Uri.EscapeDataString(token));
+                    using var response = await http.GetAsync(new Uri($"/v1/users/{user}/changes{query}", UriKind.Relative), stop);
+                    if (!response.IsSuccessStatusCode)
+                    {
+                        // 503 while the cluster has no primary: come back when told, with the same token.
+                        Refusals++;
+                        await Task.Delay(response.Headers.RetryAfter?.Delta ?? TimeSpan.FromMilliseconds(500), stop);
+                        continue;
+                    }
+
+                    using var page = System.Text.Json.JsonDocument.Parse(await response.Content.ReadAsStringAsync(stop));
+                    lock (_received)
+                    {
+                        foreach (var change in page.RootElement.GetProperty("changes").EnumerateArray())
+                        {
+                            if (change.TryGetProperty("id", out var id))
+                            {
+                                _received.Add(id.GetString()!);
+                            }
+                        }
+                    }
+
+                    token = page.RootElement.GetProperty("syncToken").GetString();
+                    Answers++;
+                }
+                catch (Exception) when (stop.IsCancellationRequested)
+                {
+                    return;
+                }
+                catch (HttpRequestException)
+                {
+                    Refusals++;
+                    await Task.Delay(500, CancellationToken.None);
+                }
+            }
+        }
+    }
 
     private readonly record struct Write(int Id, TimeSpan Start, TimeSpan End, bool Ok);
 }

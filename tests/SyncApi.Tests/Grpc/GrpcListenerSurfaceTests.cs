@@ -26,7 +26,7 @@ public sealed class GrpcListenerSurfaceTests(SyncGrpcTestHost host) : IClassFixt
         var methods = result.Json.GetProperty("symbol").GetProperty("services").GetProperty("kobo.sync.v1.SyncService")
             .EnumerateArray().Select(m => m.GetString()).ToList();
         Assert.Equal(
-            ["GetUser", "ListUserHighlights", "ListBookHighlights", "PushChanges", "PullChanges", "ListDevices", "RevokeDevice"],
+            ["GetUser", "ListUserHighlights", "ListBookHighlights", "PushChanges", "PullChanges", "ListDevices", "RevokeDevice", "WatchChanges"],
             methods);
     }
 

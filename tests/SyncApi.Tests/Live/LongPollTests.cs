@@ -41,6 +41,40 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
     }
 
     [Fact]
+    public async Task AWakeIsMeasuredFromTheNotificationAndFromThePushAndTheWaitIsNotARequestLatency()
+    {
+        var user = service.NewUser();
+        using var reader = Rest(service.B, user, "reader");
+        using var writer = Rest(service.A, user, "writer");
+        var (_, token) = await reader.PullAllAsync(user);
+        using var instruments = new HostInstruments(service.B);
+
+        var poll = LongPollAsync(reader, user, token, wait: 20);
+        await WaitingAsync(service.B, 1, "the reader waits on B");
+        await writer.PushAsync(user, Upsert("measured", "pushed on A", T0));
+        await poll;
+
+        await EventuallyAsync(() => instruments.Count("kobo.sync.live.wake.duration") == 1, "the wake is recorded once its answer is written");
+        Assert.Equal(1, instruments.Count("kobo.sync.live.delivery.duration"));
+        Assert.True(instruments.Count("kobo.sync.live.notification.lag") >= 1);
+        Assert.Equal(1, instruments.Count("kobo.sync.requests"));
+        Assert.Equal(0, instruments.Count("kobo.sync.request.duration")); // the long poll is counted, not timed
+        using var http = new HttpClient { BaseAddress = service.B.RestAddress };
+        http.DefaultRequestHeaders.Accept.ParseAdd("text/plain");
+        var exposition = await http.GetStringAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
+        foreach (var line in new[]
+        {
+            "# TYPE kobo_sync_live_waiters gauge", "# TYPE kobo_sync_live_wake_duration_seconds histogram",
+            "# TYPE kobo_sync_live_delivery_duration_seconds histogram", "# TYPE kobo_sync_live_notification_lag_seconds histogram",
+        })
+        {
+            Assert.Contains(line, exposition, StringComparison.Ordinal);
+        }
+
+        Assert.Contains("endpoint=\"PullChangesWait\"", exposition, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task ALongPollWithChangesWaitingIsAnsweredAtOnce()
     {
         var user = service.NewUser();

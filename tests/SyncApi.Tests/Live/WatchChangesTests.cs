@@ -137,6 +137,44 @@ public sealed class WatchChangesTests(WatchChangesTests.QuickHeartbeat service) 
     }
 
     [Fact]
+    public async Task AWatchOfADeviceRevokedMeanwhileEndsUnauthenticatedAtItsNextMessage()
+    {
+        var user = service.NewUser();
+        using var call = Watch(service.B, user);
+        await NextAsync(call);
+        using var owner = Rest(service.B, user, "another-device");
+
+        using (var revoked = await owner.DeleteAsync(new Uri($"/v1/users/{user}/devices/test-device", UriKind.Relative), TestTimeout.Token))
+        {
+            Assert.Equal(204, (int)revoked.StatusCode);
+        }
+
+        var ended = await Assert.ThrowsAsync<RpcException>(() => NextAsync(call, skipHeartbeats: false));
+        Assert.Equal(StatusCode.Unauthenticated, ended.StatusCode);
+    }
+
+    [Fact]
+    public async Task AWatchEndsUnauthenticatedOnceItsTokenExpires()
+    {
+        var user = service.NewUser();
+        var token = TestTokens.For(user, expires: DateTime.UtcNow.AddSeconds(3));
+        using var call = service.B.Client.Sync.WatchChanges(
+            new WatchChangesRequest { UserNo = user }, GrpcTestClient.ToMetadata([new("authorization", $"Bearer {token}")]),
+            DateTime.UtcNow.AddSeconds(25), TestTimeout.Token);
+        await NextAsync(call);
+
+        var ended = await Assert.ThrowsAsync<RpcException>(async () =>
+        {
+            while (true)
+            {
+                await NextAsync(call, skipHeartbeats: false); // heartbeats every second until the token expires
+            }
+        });
+
+        Assert.Equal(StatusCode.Unauthenticated, ended.StatusCode);
+    }
+
+    [Fact]
     public async Task WatchingAnotherUsersChangesIsPermissionDenied()
     {
         var call = service.A.Client.Sync.WatchChanges(

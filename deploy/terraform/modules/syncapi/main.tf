@@ -319,7 +319,9 @@ resource "aws_lb" "this" {
   subnets                    = var.lb_subnet_ids
   security_groups            = [aws_security_group.lb.id]
   drop_invalid_header_fields = true
-  idle_timeout               = 60
+  # Above the longest REST live pull (wait=60 sends nothing until it answers); gRPC watches send
+  # heartbeats (docs/operations.md, "Live pull").
+  idle_timeout = 75
 }
 
 resource "aws_lb_target_group" "rest" {

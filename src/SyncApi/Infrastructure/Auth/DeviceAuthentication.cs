@@ -19,4 +19,14 @@ public static class DeviceAuthentication
         principal.Identity is DeviceIdentity identity
             ? identity.Caller
             : throw new InvalidOperationException("The principal was not authenticated by the device token scheme.");
+
+    /// <summary>
+    /// Whether the token that authenticated <paramref name="principal"/> still holds at <paramref name="now"/>:
+    /// not expired, and its device not revoked since. Authentication checks once per request; a call that
+    /// lasts (a watch for changes) checks again before each message it sends.
+    /// </summary>
+    internal static bool StillHolds(ClaimsPrincipal principal, DeviceRevocationList revocations, DateTimeOffset now) =>
+        principal.Identity is DeviceIdentity identity
+        && identity.ExpiresAt > now
+        && !revocations.IsRevoked(identity.Caller.User, identity.Caller.DeviceId, identity.IssuedAt);
 }

@@ -9,13 +9,16 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// serves every later request of that device, so those requests read these instead of searching and
 /// parsing the claims again.
 /// </summary>
-internal sealed class DeviceIdentity(IEnumerable<Claim> claims, DeviceCaller caller, DateTimeOffset? issuedAt)
+internal sealed class DeviceIdentity(IEnumerable<Claim> claims, DeviceCaller caller, DateTimeOffset? issuedAt, DateTimeOffset expiresAt)
     : ClaimsIdentity(claims, DeviceAuthentication.Scheme, DeviceAuthentication.UserClaim, null)
 {
     public DeviceCaller Caller { get; } = caller;
 
     /// <summary>When the token was issued (whole seconds), or null when it did not say; revocation compares it.</summary>
     public DateTimeOffset? IssuedAt { get; } = issuedAt;
+
+    /// <summary>When the token expires (its <c>exp</c>): a call that outlives it (a long watch) is ended then.</summary>
+    public DateTimeOffset ExpiresAt { get; } = expiresAt;
 
     /// <summary>"user/device": the per-device admission partition.</summary>
     public string DeviceKey { get; } = $"{caller.User}/{caller.DeviceId}";

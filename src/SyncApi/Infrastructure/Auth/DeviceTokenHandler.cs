@@ -85,7 +85,8 @@ internal sealed class DeviceTokenHandler(
         }
 
         List<Claim> claims = [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)];
-        var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device), issued));
+        var validTo = new DateTimeOffset(DateTime.SpecifyKind(result.SecurityToken.ValidTo, DateTimeKind.Utc));
+        var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device), issued, validTo));
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
         return Checked(principal);
     }

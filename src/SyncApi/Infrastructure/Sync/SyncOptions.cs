@@ -48,7 +48,7 @@ public sealed class SyncOptions
 
     /// <summary>
     /// A <c>WatchChanges</c> stream with nothing to send sends a heartbeat after this long, so that load
-    /// balancers whose idle timeout ignores HTTP/2 pings (AWS ALB: 60 s) keep it open.
+    /// balancers whose idle timeout ignores HTTP/2 pings (AWS ALB: 60 s by default) keep it open.
     /// </summary>
     [Range(1, 300, ErrorMessage = "Sync:WatchHeartbeatSeconds must be from {1} to {2}.")]
     public int WatchHeartbeatSeconds { get; set; } = 20;

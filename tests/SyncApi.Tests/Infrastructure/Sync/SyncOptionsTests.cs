@@ -19,6 +19,11 @@ public sealed class SyncOptionsTests
     [InlineData("Sync:PurgeIntervalSeconds", "0")]
     [InlineData("Sync:PurgeBatchSize", "0")]
     [InlineData("Sync:RevocationRefreshSeconds", "0")]
+    [InlineData("Sync:MaxWaiters", "-1")]
+    [InlineData("Sync:MaxWaitersPerUser", "0")]
+    [InlineData("Sync:WaitRefusedRetryAfterSeconds", "0")]
+    [InlineData("Sync:WatchHeartbeatSeconds", "301")]
+    [InlineData("Sync:WatchMaxSeconds", "5")]
     public async Task AnOutOfRangeSyncSettingStopsTheStartNamingTheKey(string key, string value)
     {
         var builder = WebApplication.CreateBuilder();

@@ -33,6 +33,9 @@ public class TwoInstances : PostgresDatabase
     /// <summary>Settings both instances start with, besides the test defaults.</summary>
     protected virtual IReadOnlyDictionary<string, string?>? Settings => null;
 
+    /// <summary>Whether the instances' change listeners listen (the start waits for them).</summary>
+    protected virtual bool Listens => true;
+
     public long NewUser() => Interlocked.Increment(ref _nextUser);
 
     public override async Task InitializeAsync()
@@ -55,8 +58,11 @@ public class TwoInstances : PostgresDatabase
 
         _a = new SyncGrpcTestHost(ConnectionString, settings: Settings);
         _b = new SyncGrpcTestHost(ConnectionString, settings: Settings);
-        await WaitListeningAsync(_a);
-        await WaitListeningAsync(_b);
+        if (Listens)
+        {
+            await WaitListeningAsync(_a);
+            await WaitListeningAsync(_b);
+        }
     }
 
     public override async Task DisposeAsync()
