@@ -303,6 +303,9 @@ if [[ ",$only," == *,pulls,* ]]; then
       field pulls "(lambda l: '| {} | {:,} | {:.0f} | {:,} | {:,} | {:.1f} | {:.1f} |'.format('$transport', l['waiters'], l['windowSeconds'], l['requests'], l['answersWithChanges'], l['requests'] * 3600 / l['waiters'] / l['windowSeconds'], (l['requests'] + l['answersWithChanges']) * 3600 / l['waiters'] / l['windowSeconds']))(s('live-$transport/wake')['live'])"
     done
     echo "| 5-minute timer | any | - | - | - | 12.0 | 12.0 (one page each while a device's changes fit in one) |"
+    echo
+    echo "A stream ends after Sync:WatchMaxSeconds (900 s by default) and is opened again: 4 opens per device-hour in a steady"
+    echo "state, which a window shorter than that does not show."
   } | tee -a "$report"
 fi
 
