@@ -51,7 +51,7 @@ for tool in psql curl python3 ss; do command -v "$tool" >/dev/null || { echo "mi
 ulimit -n "$(ulimit -Hn)"
 [ "$(ulimit -n)" -ge 12000 ] || echo "warning: open files limit $(ulimit -n): the memory run needs about 11,500 per process" >&2
 
-bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
 work=$(mktemp -d /tmp/kobo-live-bench-XXXXXX)
 chmod 755 "$work"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
@@ -62,7 +62,7 @@ as_pg=()
 service=""
 cleanup() {
   local pid
-  for pid in $(cat "$work"/*.runner 2>/dev/null); do kill "$pid" 2>/dev/null || true; done
+  while read -r pid; do kill "$pid" 2>/dev/null || true; done < <(cat "$work"/*.runner 2>/dev/null)
   [ -z "$service" ] || { kill "$service" 2>/dev/null || true; wait "$service" 2>/dev/null || true; }
   "${as_pg[@]}" "$bin/pg_ctl" -D "$work/data" -m fast stop >/dev/null 2>&1 || true
   rm -rf "$work"
