@@ -10,21 +10,6 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 public sealed class RevocationPurge(NpgsqlDataSource dataSource)
 {
     /// <summary>Removes the revocations made before <paramref name="cutoff"/>, batch by batch until a batch comes back short; returns how many.</summary>
-    public async Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
-    {
-        ArgumentOutOfRangeException.ThrowIfLessThan(batchSize, 1);
-        var total = 0;
-        while (true)
-        {
-            await using var command = dataSource.CreateCommand(SyncQueries.PurgeRevocations);
-            command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = cutoff.ToUniversalTime() });
-            command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = batchSize });
-            var purged = (int)(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false))!;
-            total += purged;
-            if (purged < batchSize)
-            {
-                return total;
-            }
-        }
-    }
+    public Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
+        PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeRevocations, cutoff, batchSize, cancellationToken);
 }

@@ -10,27 +10,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 public sealed class TombstonePurge(NpgsqlDataSource dataSource)
 {
     /// <summary>Deletes expired tombstones batch by batch until a batch comes back short; returns how many.</summary>
-    public async Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
-    {
-        ArgumentOutOfRangeException.ThrowIfLessThan(batchSize, 1);
-        var total = 0;
-        while (true)
-        {
-            var purged = await PurgeBatchAsync(cutoff, batchSize, cancellationToken).ConfigureAwait(false);
-            total += purged;
-            if (purged < batchSize)
-            {
-                return total;
-            }
-        }
-    }
+    public Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
+        PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeTombstones, cutoff, batchSize, cancellationToken);
 
     /// <summary>One batch, one transaction; returns how many tombstones it deleted.</summary>
-    public async Task<int> PurgeBatchAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
-    {
-        await using var command = dataSource.CreateCommand(SyncQueries.PurgeTombstones);
-        command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = cutoff.ToUniversalTime() });
-        command.Parameters.Add(new NpgsqlParameter<int> { TypedValue = batchSize });
-        return (int)(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false))!;
-    }
+    public Task<int> PurgeBatchAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
+        PurgeBatches.RunOneAsync(dataSource, SyncQueries.PurgeTombstones, cutoff, batchSize, cancellationToken);
 }

@@ -3,53 +3,26 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
-/// <summary>
-/// The hosted job that runs <see cref="TombstonePurge"/> every <c>Sync:PurgeIntervalSeconds</c>, once
-/// storage is ready. Several instances may run it at once: each batch skips rows another holds. A
-/// failed run is logged and retried at the next interval; it never stops the service.
-/// </summary>
-internal sealed class TombstonePurgeService(
+/// <summary>Runs <see cref="TombstonePurge"/> for the tombstones older than <c>Sync:TombstoneRetentionDays</c> (see <see cref="PeriodicPurgeService"/>).</summary>
+internal sealed partial class TombstonePurgeService(
     TombstonePurge purge,
     StorageReadiness readiness,
     IOptions<SyncOptions> options,
     TimeProvider clock,
-    ILogger<TombstonePurgeService> logger) : BackgroundService
+    ILogger<TombstonePurgeService> logger) : PeriodicPurgeService(readiness, options, clock, logger)
 {
-    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
-    {
-        var settings = options.Value;
-        var interval = TimeSpan.FromSeconds(settings.PurgeIntervalSeconds);
-        try
-        {
-            while (!stoppingToken.IsCancellationRequested)
-            {
-                if (readiness.Seeded)
-                {
-                    await RunOnceAsync(settings, stoppingToken).ConfigureAwait(false);
-                }
+    protected override DateTimeOffset Cutoff(DateTimeOffset now, SyncOptions settings) => now - TimeSpan.FromDays(settings.TombstoneRetentionDays);
 
-                await Task.Delay(readiness.Seeded ? interval : TimeSpan.FromSeconds(1), clock, stoppingToken).ConfigureAwait(false);
-            }
-        }
-        catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
-        {
-        }
-    }
+    protected override Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
+        purge.PurgeAsync(cutoff, batchSize, cancellationToken);
 
-    private async Task RunOnceAsync(SyncOptions settings, CancellationToken stoppingToken)
-    {
-        var cutoff = clock.GetUtcNow() - TimeSpan.FromDays(settings.TombstoneRetentionDays);
-        try
-        {
-            var purged = await purge.PurgeAsync(cutoff, settings.PurgeBatchSize, stoppingToken).ConfigureAwait(false);
-            if (purged > 0)
-            {
-                logger.LogInformation("Purged {Tombstones} tombstones deleted before {Cutoff:o}", purged, cutoff);
-            }
-        }
-        catch (Exception error) when (error is not OperationCanceledException || !stoppingToken.IsCancellationRequested)
-        {
-            logger.LogWarning(error, "Tombstone purge failed; retrying in {IntervalSeconds} s", settings.PurgeIntervalSeconds);
-        }
-    }
+    protected override void LogPurged(ILogger logger, int purged, DateTimeOffset cutoff) => Purged(logger, purged, cutoff);
+
+    protected override void LogFailed(ILogger logger, Exception error, int intervalSeconds) => Failed(logger, error, intervalSeconds);
+
+    [LoggerMessage(Level = LogLevel.Information, Message = "Purged {Tombstones} tombstones deleted before {Cutoff:o}")]
+    private static partial void Purged(ILogger logger, int tombstones, DateTimeOffset cutoff);
+
+    [LoggerMessage(Level = LogLevel.Warning, Message = "Tombstone purge failed; retrying in {IntervalSeconds} s")]
+    private static partial void Failed(ILogger logger, Exception error, int intervalSeconds);
 }
