@@ -28,12 +28,7 @@ public sealed class SyncGrpcLimitsTests : IClassFixture<SyncServiceDatabase>, ID
 
     public void Dispose() => _host.Dispose();
 
-    private Task<PushChangesResponse> PushAsync(long user, params PushedChange[] changes)
-    {
-        var request = new PushChangesRequest { UserNo = user };
-        request.Changes.AddRange(changes);
-        return _host.Client.UnaryAsync(Service, "PushChanges", request, PushChangesResponse.Parser, metadata: As(user), cancellationToken: TestTimeout.Token);
-    }
+    private Task<PushChangesResponse> PushAsync(long user, params PushedChange[] changes) => _host.Client.PushAsync(user, changes);
 
     private async Task<List<HighlightChange>> PulledAsync(long user)
     {

@@ -2,6 +2,7 @@ using System.Net;
 using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
+using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc.Support;
@@ -47,6 +48,15 @@ public sealed class GrpcTestClient : IDisposable
             Marshallers.Create<TRequest>(r => r.ToByteArray(), _ => throw new NotSupportedException("requests are only sent")),
             Marshallers.Create<TResponse>(r => r.ToByteArray(), parser.ParseFrom));
         return await _channel.CreateCallInvoker().AsyncUnaryCall(call, null, Options(metadata, deadline, cancellationToken), request);
+    }
+
+    /// <summary>PushChanges of <paramref name="changes"/> as a device of <paramref name="user"/>.</summary>
+    public Task<PushChangesResponse> PushAsync(long user, params PushedChange[] changes)
+    {
+        var request = new PushChangesRequest { UserNo = user };
+        request.Changes.AddRange(changes);
+        return UnaryAsync(SyncGrpcService.ServiceName, "PushChanges", request, PushChangesResponse.Parser,
+            metadata: SyncGrpcTestHost.As(user), cancellationToken: Kobo.Sync.SyncApi.Tests.Support.TestTimeout.Token);
     }
 
     internal static CallOptions Options(IEnumerable<KeyValuePair<string, string>>? metadata, DateTimeOffset? deadline, CancellationToken cancellationToken) =>
