@@ -85,7 +85,8 @@ public sealed class KoboLinkStore(NpgsqlDataSource dataSource, StoragePipelines 
         });
     }
 
-    private static async Task<DateTimeOffset?> CreateCoreAsync(
+    /// <summary>The same as <see cref="CreateAsync"/> outside any pipeline: for the development command, which has none.</summary>
+    internal static async Task<DateTimeOffset?> CreateCoreAsync(
         NpgsqlDataSource dataSource, UserNo user, string deviceId, byte[] secretHash, DeviceBounds bounds, CancellationToken cancellationToken)
     {
         // One batch, one implicit transaction, under the user's device lock as adding a device is.

@@ -50,6 +50,21 @@ public sealed class KoboServiceDatabase : PostgresDatabase
         return (long)(await command.ExecuteScalarAsync(TestTimeout.Token))!;
     }
 
+    /// <summary>The ids of the user's stored devices.</summary>
+    public async Task<List<string>> DeviceIdsAsync(long user)
+    {
+        var ids = new List<string>();
+        await using var command = DataSource.CreateCommand("SELECT device_id FROM devices WHERE user_no = $1");
+        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
+        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
+        while (await reader.ReadAsync(TestTimeout.Token))
+        {
+            ids.Add(reader.GetString(0));
+        }
+
+        return ids;
+    }
+
     public async Task<bool> OwnsAsync(long user, long book)
     {
         await using var command = DataSource.CreateCommand(
