@@ -213,6 +213,15 @@ public sealed class ChangeWaiter : IDisposable
         }
     }
 
+    /// <summary>Whether a change numbered above <paramref name="seq"/> was notified since the waiter registered.</summary>
+    internal bool HeardAbove(long seq)
+    {
+        lock (_group)
+        {
+            return _notified > seq;
+        }
+    }
+
     /// <summary>Under the group's lock.</summary>
     internal void OnNotified(long seq, WakeSignal signal)
     {

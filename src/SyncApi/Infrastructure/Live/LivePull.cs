@@ -23,6 +23,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 public sealed class LivePull(
     DeviceSync sync,
     ChangeWaiters waiters,
+    QuietWaits quiet,
     InstanceAdmission admission,
     IOptions<SyncOptions> syncOptions,
     IOptions<ResilienceOptions> resilience,
@@ -44,7 +45,22 @@ public sealed class LivePull(
         var admitted = Register(user, Protocols.Rest, out var waiter);
         using (waiter)
         {
-            var page = await PullAdmittedAsync(caller, user, since, pageSize, Protocols.Rest, first: true, cancellationToken).ConfigureAwait(false);
+            // A device back with the token its last wait ended on, nothing having happened since, waits
+            // again without a pull (QuietWaits); any other pulls first.
+            SyncChangePage page;
+            var resumed = waiter is not null && since is not null ? quiet.TryResume(caller, since) : null;
+            var period = resumed?.Period ?? quiet.ListeningPeriod;
+            var recordedAt = resumed?.RecordedAt ?? clock.GetUtcNow();
+            if (resumed is not null)
+            {
+                page = new SyncChangePage([], resumed.Token, HasMore: false) { CaughtUpThrough = resumed.CaughtUpThrough };
+                metrics?.RecordLiveResumed();
+            }
+            else
+            {
+                page = await PullAdmittedAsync(caller, user, since, pageSize, Protocols.Rest, first: true, cancellationToken).ConfigureAwait(false);
+            }
+
             if (waiter is null)
             {
                 return new LiveAnswer(page, admitted == WaitAdmission.Stopping ? null : RefusedRetryAfter, null);
@@ -59,16 +75,29 @@ public sealed class LivePull(
                 }
 
                 var signal = await WaitAsync(waiter.ArmAsync(page.CaughtUpThrough!.Value), remaining, cancellationToken).ConfigureAwait(false);
-                if (signal is not { } woken || woken.Stopping)
+                if (signal is not { } woken)
                 {
-                    return new LiveAnswer(page, null, null); // the wait is over: nothing new, the token stays valid
+                    break;
                 }
 
+                if (woken.Stopping)
+                {
+                    return new LiveAnswer(page, null, null); // the instance stops: nothing new, the token stays valid
+                }
+
+                period = quiet.ListeningPeriod;
+                recordedAt = clock.GetUtcNow();
                 page = await PullAdmittedAsync(caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
                 if (page.Changes.Count > 0 || page.HasMore)
                 {
                     return new LiveAnswer(page, null, woken);
                 }
+            }
+
+            if (page.Changes.Count == 0 && !page.HasMore)
+            {
+                // The wait is over with nothing new: the token stays valid, and the device's next wait may start without a pull.
+                quiet.Remember(caller, page.SyncToken, page.CaughtUpThrough!.Value, period, recordedAt, waiter);
             }
 
             return new LiveAnswer(page, null, null);
