@@ -191,7 +191,7 @@ public sealed class LivePull(
             Stopwatch.GetElapsedTime(signal.ReceivedAt),
             signal.StampedAt is { } stamped ? clock.GetUtcNow() - stamped : null);
 
-    private TimeSpan RefusedRetryAfter => TimeSpan.FromSeconds(_options.WaitRefusedRetryAfterSeconds);
+    private TimeSpan RefusedRetryAfter => RetryAdvice.Spread(TimeSpan.FromSeconds(_options.WaitRefusedRetryAfterSeconds));
 
     private WaitAdmission Register(UserNo user, string protocol, out ChangeWaiter? waiter)
     {
