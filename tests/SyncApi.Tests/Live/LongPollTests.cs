@@ -165,6 +165,42 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
     }
 
     [Fact]
+    public async Task AHeldLongPollOfADeviceRevokedThroughTheOtherInstanceEndsWith401BeforeItsWaitEnds()
+    {
+        var user = service.NewUser();
+        using var reader = Rest(service.B, user, "reader");
+        using var owner = Rest(service.A, user, "owner");
+        var (_, token) = await reader.PullAllAsync(user);
+
+        var poll = LongPollAsync(reader, user, token, wait: 30);
+        await WaitingAsync(service.B, 1, "the reader waits on B");
+        using (var revoked = await owner.DeleteAsync(new Uri($"/v1/users/{user}/devices/reader", UriKind.Relative), TestTimeout.Token))
+        {
+            Assert.Equal(204, (int)revoked.StatusCode);
+        }
+
+        var answer = await poll;
+
+        // B learns of the revocation by its refresh (Sync:RevocationRefreshSeconds, 5 s), not at the end of the wait.
+        Assert.Equal(401, answer.Status);
+        Assert.True(answer.Elapsed < TimeSpan.FromSeconds(15), $"took {answer.Elapsed}");
+        Assert.Contains("revoked", answer.Body.GetProperty("detail").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AHeldLongPollEndsWith401WhenItsTokenExpires()
+    {
+        var user = service.NewUser();
+        using var device = new HttpClient { BaseAddress = service.B.RestAddress, Timeout = TimeSpan.FromSeconds(90) }
+            .WithToken(TestTokens.For(user, expires: DateTime.UtcNow.AddSeconds(3)));
+
+        var answer = await LongPollAsync(device, user, null, wait: 30);
+
+        Assert.Equal(401, answer.Status);
+        Assert.InRange(answer.Elapsed, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(10));
+    }
+
+    [Fact]
     public async Task ADeviceThatHangsUpLeavesTheRegistryAndTheGauge()
     {
         var user = service.NewUser();

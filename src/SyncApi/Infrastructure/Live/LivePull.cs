@@ -35,13 +35,18 @@ public sealed class LivePull(
     /// <summary>
     /// A pull that waits up to <paramref name="wait"/> for changes when there are none: the page of
     /// changes as soon as there are some, else, when the wait ends, an empty page whose token is valid.
-    /// A wait the instance cannot take is answered at once, with when to come back.
+    /// A wait the instance cannot take is answered at once, with when to come back. The wait ends no later
+    /// than <paramref name="tokenExpires"/>, and <paramref name="stillHolds"/> (the device's token neither
+    /// expired nor revoked) is checked on every wake and at the end: when it fails, the wait ends with
+    /// <see cref="DeviceTokenLapsedException"/>, so a revoked device hears of no change after its revocation.
     /// </summary>
     public async Task<LiveAnswer> PullAsync(
-        DeviceCaller caller, UserNo user, string? since, int? pageSize, TimeSpan wait, CancellationToken cancellationToken)
+        DeviceCaller caller, UserNo user, string? since, int? pageSize, TimeSpan wait, DateTimeOffset tokenExpires, Func<bool> stillHolds,
+        CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var ends = clock.GetTimestamp() + (long)(wait.TotalSeconds * clock.TimestampFrequency);
+        var untilExpiry = tokenExpires - clock.GetUtcNow();
+        var ends = clock.GetTimestamp() + (long)(Math.Max(0, Math.Min(wait.TotalSeconds, untilExpiry.TotalSeconds)) * clock.TimestampFrequency);
         var admitted = Register(user, Protocols.Rest, out var waiter);
         using (waiter)
         {
@@ -85,6 +90,16 @@ public sealed class LivePull(
                     return new LiveAnswer(page, null, null); // the instance stops: nothing new, the token stays valid
                 }
 
+                if (!stillHolds())
+                {
+                    throw new DeviceTokenLapsedException();
+                }
+
+                if (woken.Recheck)
+                {
+                    continue; // a revocation of another device of the user: wait on
+                }
+
                 period = quiet.ListeningPeriod;
                 recordedAt = clock.GetUtcNow();
                 page = await PullAdmittedAsync(caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
@@ -92,6 +107,11 @@ public sealed class LivePull(
                 {
                     return new LiveAnswer(page, null, woken);
                 }
+            }
+
+            if (!stillHolds())
+            {
+                throw new DeviceTokenLapsedException();
             }
 
             if (page.Changes.Count == 0 && !page.HasMore)
@@ -170,7 +190,14 @@ public sealed class LivePull(
                         throw new WaitRefusedException(WaitAdmission.Stopping, TimeSpan.Zero);
                     }
 
-                    if (signal is { } change)
+                    if (signal is { Recheck: true })
+                    {
+                        // A device of the user was revoked: a heartbeat now, which ends the watch if it was this one.
+                        await send(new LivePage(new SyncChangePage([], token!, HasMore: false), Heartbeat: true)).ConfigureAwait(false);
+                        lastSent = clock.GetTimestamp();
+                        wake = waiter.ArmAsync(page.CaughtUpThrough!.Value);
+                    }
+                    else if (signal is { } change)
                     {
                         woken = change;
                     }
@@ -284,3 +311,10 @@ public sealed class WaitRefusedException(WaitAdmission reason, TimeSpan retryAft
 
     public TimeSpan RetryAfter { get; } = retryAfter;
 }
+
+/// <summary>
+/// A held live pull whose device token expired, or whose device was revoked, while it waited: REST
+/// answers 401, as it would the device's next request.
+/// </summary>
+public sealed class DeviceTokenLapsedException()
+    : Exception("The device's token has expired or the device was revoked while the pull waited; pull again with a valid token.");
