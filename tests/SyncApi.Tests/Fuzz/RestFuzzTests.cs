@@ -25,6 +25,10 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
     public Task PullingWithGeneratedTokensAndRevokingGeneratedDevicesNeverFailsTheServer() =>
         RunAsync("rest-sync", RestCalls.Sync(service.World, FuzzTokens.For(FuzzedService.User)), 1_500);
 
+    [Fact]
+    public Task ReadingAndPuttingReadingStatesWithGeneratedBodiesNeverFailsTheServerAndStoresOnlyWhatItAccepted() =>
+        RunAsync("rest-reading-state", RestCalls.ReadingStates(FuzzTokens.For(FuzzedService.User)), 1_500);
+
     private async Task RunAsync(string name, Gen<RestCall> calls, int count)
     {
         using var rest = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 8 })
