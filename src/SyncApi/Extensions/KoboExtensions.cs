@@ -37,6 +37,7 @@ public static class KoboExtensions
         KoboRoutes.MapKoboGroup(app)
             .MapKoboDevice()
             .MapKoboLibrary()
+            .MapKoboReadingState()
             .MapKoboStore();
         return app;
     }
