@@ -15,6 +15,7 @@ builder.AddStorage();
 builder.AddDeviceAuth();
 builder.AddAdmissionControl();
 builder.AddDeviceApis();
+builder.AddKobo();
 builder.AddLivePull();
 builder.AddSyncGrpc();
 
@@ -29,6 +30,7 @@ app.UseSyncGrpc();
 app.MapServiceDefaults();
 app.MapTelemetry();
 app.MapDeviceApis();
+app.MapKobo();
 app.MapSyncGrpc();
 
 app.Run();
