@@ -19,6 +19,7 @@ public static class KoboExtensions
             .ValidateOnStart();
         builder.Services.AddSingleton<KoboLinkStore>();
         builder.Services.AddSingleton<KoboLinkCache>();
+        builder.Services.AddKoboAnnotations();
         builder.Services.AddAuthentication()
             .AddScheme<AuthenticationSchemeOptions, KoboLinkHandler>(KoboLinkAuthentication.Scheme, null);
         builder.Services.AddAuthorizationBuilder()
@@ -33,7 +34,8 @@ public static class KoboExtensions
         app.MapKoboLinksApi();
         KoboRoutes.MapKoboGroup(app)
             .MapKoboDevice()
-            .MapKoboStore();
+            .MapKoboStore()
+            .MapKoboAnnotations();
         return app;
     }
 }
