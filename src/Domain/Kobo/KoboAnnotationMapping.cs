@@ -94,8 +94,10 @@ public static class KoboAnnotationMapping
             }
 
             var start = Int(span, "startChar") is >= 0 and var s ? s : 0;
+            // Compared as sent: a path may hold escapes that no string can carry (half a surrogate pair).
             var samePath = span.TryGetProperty("startPath", out var a) && span.TryGetProperty("endPath", out var b)
-                && a.ValueKind == JsonValueKind.String && a.ValueEquals(b.GetString());
+                && a.ValueKind == JsonValueKind.String && b.ValueKind == JsonValueKind.String
+                && string.Equals(a.GetRawText(), b.GetRawText(), StringComparison.Ordinal);
             return samePath && Int(span, "endChar") is { } end && end > start ? (start, end - start) : (start, fallback);
         }
         catch (JsonException)

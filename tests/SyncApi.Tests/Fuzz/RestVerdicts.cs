@@ -133,6 +133,9 @@ internal static class RestVerdicts
             case "RevokeDevice":
                 ledger.Touched([call.RevokedDevice!]);
                 break;
+            case "KoboPatchAnnotations":
+                KoboAnnotationCalls.Record(call, body, ledger);
+                break;
         }
 
         return null;

@@ -45,7 +45,7 @@ internal static class KoboAnnotationJson
         var deleted = new List<string?>();
         foreach (var item in Array(body, "deletedAnnotationIds"))
         {
-            deleted.Add(item.ValueKind == JsonValueKind.String ? item.GetString() : null);
+            deleted.Add(item.ValueKind == JsonValueKind.String ? StringOf(item) : null);
         }
 
         return (updated, deleted);
@@ -116,9 +116,9 @@ internal static class KoboAnnotationJson
                 return null;
             }
 
-            if (value.ValueKind == JsonValueKind.String)
+            if (value.ValueKind == JsonValueKind.String && StringOf(value) is { } text)
             {
-                return value.GetString();
+                return text;
             }
 
             malformed ??= name;
@@ -135,6 +135,19 @@ internal static class KoboAnnotationJson
         return new KoboAnnotation(
             id, type, text, note, color, at, hasLocation ? location.GetRawText() : null,
             hasLocation && location.ValueKind == JsonValueKind.Object, malformed);
+    }
+
+    /// <summary>The string, or null when it holds half a surrogate pair (an escape such as <c>"\ud800"</c>), which no text can carry.</summary>
+    private static string? StringOf(JsonElement value)
+    {
+        try
+        {
+            return value.GetString();
+        }
+        catch (InvalidOperationException)
+        {
+            return null;
+        }
     }
 
     private static JsonElement.ArrayEnumerator Array(JsonElement body, string name)
@@ -155,7 +168,7 @@ internal static class KoboAnnotationJson
         {
             if (string.Equals(member.Name, name, StringComparison.OrdinalIgnoreCase))
             {
-                return member.Value.ValueKind == JsonValueKind.String ? member.Value.GetString() : null;
+                return member.Value.ValueKind == JsonValueKind.String ? StringOf(member.Value) : null;
             }
         }
 
