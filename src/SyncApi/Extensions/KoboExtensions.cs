@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Library;
 using Kobo.Sync.SyncApi.Apis.Kobo;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Kobo;
@@ -19,6 +20,8 @@ public static class KoboExtensions
             .ValidateOnStart();
         builder.Services.AddSingleton<KoboLinkStore>();
         builder.Services.AddSingleton<KoboLinkCache>();
+        builder.Services.AddSingleton<ILibraryStore, PostgresLibraryStore>();
+        builder.Services.AddSingleton<LibrarySync>();
         builder.Services.AddKoboAnnotations();
         builder.Services.AddAuthentication()
             .AddScheme<AuthenticationSchemeOptions, KoboLinkHandler>(KoboLinkAuthentication.Scheme, null);
@@ -34,6 +37,7 @@ public static class KoboExtensions
         app.MapKoboLinksApi();
         KoboRoutes.MapKoboGroup(app)
             .MapKoboDevice()
+            .MapKoboLibrary()
             .MapKoboStore()
             .MapKoboAnnotations();
         return app;

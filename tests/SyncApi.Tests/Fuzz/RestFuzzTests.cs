@@ -25,6 +25,13 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
     public Task PullingWithGeneratedTokensAndRevokingGeneratedDevicesNeverFailsTheServer() =>
         RunAsync("rest-sync", RestCalls.Sync(service.World, FuzzTokens.For(FuzzedService.User)), 1_500);
 
+    [Fact]
+    public async Task TheKoboDeviceProtocolAnswersEveryGeneratedRequestWithoutAServerError()
+    {
+        var world = await KoboWorld.CreateAsync(service.Host, service.World.SyncTokens);
+        await RunAsync("rest-kobo", KoboCalls.Any(world), 2_000);
+    }
+
     private async Task RunAsync(string name, Gen<RestCall> calls, int count)
     {
         using var rest = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 8 })

@@ -133,6 +133,10 @@ internal static class RestVerdicts
             case "RevokeDevice":
                 ledger.Touched([call.RevokedDevice!]);
                 break;
+            case "KoboLibrarySync":
+                // A linked e-reader's sync counts as its linking device's.
+                ledger.Touched(call.Auth.Devices);
+                break;
             case "KoboPatchAnnotations":
                 KoboAnnotationCalls.Record(call, body, ledger);
                 break;

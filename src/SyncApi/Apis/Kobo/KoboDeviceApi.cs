@@ -39,7 +39,8 @@ internal static class KoboDeviceApi
         {
             try
             {
-                using var body = await JsonDocument.ParseAsync(context.Request.Body, cancellationToken: cancellationToken);
+                // Through the body's reader, where the body arrival wait left what it examined.
+                using var body = await JsonDocument.ParseAsync(context.Request.BodyReader.AsStream(), cancellationToken: cancellationToken);
                 if (body.RootElement.ValueKind == JsonValueKind.Object
                     && body.RootElement.TryGetProperty("UserKey", out var key) && key.ValueKind == JsonValueKind.String)
                 {

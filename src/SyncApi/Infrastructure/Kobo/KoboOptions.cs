@@ -14,7 +14,7 @@ public sealed class KoboOptions
 
     /// <summary>
     /// The origin that serves book files: an entitlement's download URL is
-    /// <c>{ContentBaseUrl}/{bookUuid}/{format}</c>. Empty: entitlements carry no download URL (this
+    /// <c>{ContentBaseUrl}/ebooks/{bookNo}.epub</c>. Empty: entitlements carry no download URL (this
     /// service stores no book files), and the device lists the book without being able to download it.
     /// </summary>
     public string ContentBaseUrl { get; set; } = string.Empty;

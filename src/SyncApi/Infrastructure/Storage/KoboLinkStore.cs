@@ -34,11 +34,40 @@ public sealed class KoboLinkStore(NpgsqlDataSource dataSource, StoragePipelines 
             static (s, ct) => FindCoreAsync(s.dataSource, s.secretHash, ct),
             cancellationToken);
 
-    private static async Task<DateTimeOffset?> CreateCoreAsync(
-        NpgsqlDataSource dataSource, UserNo user, string deviceId, byte[] secretHash, DeviceBounds bounds, CancellationToken cancellationToken)
+    /// <summary>
+    /// Records that a linked e-reader synced, as its linking device: that device stays among the user's
+    /// recently seen devices (so revoking it still finds it), and is made known again if it was dropped.
+    /// </summary>
+    public Task TouchDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.IdempotentWrite, (dataSource, user, deviceId, bounds),
+            static async (s, ct) =>
+            {
+                await TouchDeviceCoreAsync(s.dataSource, s.user, s.deviceId, s.bounds, ct).ConfigureAwait(false);
+                return true;
+            },
+            cancellationToken);
+
+    private static async Task TouchDeviceCoreAsync(
+        NpgsqlDataSource dataSource, UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken)
     {
-        // One batch, one implicit transaction, under the user's device lock as adding a device is.
+        await using (var touch = dataSource.CreateCommand(KoboLinkQueries.TouchDevice))
+        {
+            touch.Parameters.Add(UserParameter(user));
+            touch.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
+            if (await touch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false) > 0)
+            {
+                return;
+            }
+        }
+
         await using var batch = dataSource.CreateBatch();
+        AddEnsureDevice(batch, user, deviceId, bounds);
+        await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private static void AddEnsureDevice(NpgsqlBatch batch, UserNo user, string deviceId, DeviceBounds bounds)
+    {
         batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.LockUserDevices) { Parameters = { UserParameter(user) } });
         batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.MakeRoomForDevice)
         {
@@ -54,6 +83,15 @@ public sealed class KoboLinkStore(NpgsqlDataSource dataSource, StoragePipelines 
         {
             Parameters = { UserParameter(user), new NpgsqlParameter<string> { TypedValue = deviceId } },
         });
+    }
+
+    /// <summary>The same as <see cref="CreateAsync"/> outside any pipeline: for the development command, which has none.</summary>
+    internal static async Task<DateTimeOffset?> CreateCoreAsync(
+        NpgsqlDataSource dataSource, UserNo user, string deviceId, byte[] secretHash, DeviceBounds bounds, CancellationToken cancellationToken)
+    {
+        // One batch, one implicit transaction, under the user's device lock as adding a device is.
+        await using var batch = dataSource.CreateBatch();
+        AddEnsureDevice(batch, user, deviceId, bounds);
         batch.BatchCommands.Add(new NpgsqlBatchCommand(KoboLinkQueries.Create)
         {
             Parameters =
