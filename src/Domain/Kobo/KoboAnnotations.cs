@@ -94,7 +94,12 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
             }
         }
 
-        await store.RecordReceivedAsync(caller.User, caller.DeviceId, book, rejected, cancellationToken).ConfigureAwait(false);
+        // An empty PATCH brings nothing of the book: the service still knows nothing of the device's set.
+        if (count > 0)
+        {
+            await store.RecordReceivedAsync(caller.User, caller.DeviceId, book, rejected, cancellationToken).ConfigureAwait(false);
+        }
+
         return results;
     }
 
@@ -103,7 +108,8 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
     {
         var book = await OwnedBookAsync(caller, contentId, cancellationToken).ConfigureAwait(false);
         var read = await store.ReadBookAsync(caller.User, caller.DeviceId, book, MaxAnnotationsPerBook + 1, cancellationToken).ConfigureAwait(false);
-        var outcome = !read.State.Received ? KoboSetOutcome.NeverReceived
+        // Only annotations the service withheld, and none it holds: an empty set would delete them too.
+        var outcome = !read.State.Received || (read.State.Withheld && read.Highlights.Count == 0) ? KoboSetOutcome.NeverReceived
             : read.Highlights.Count > MaxAnnotationsPerBook ? KoboSetOutcome.TooMany
             : KoboSetOutcome.Complete;
         return new KoboAnnotationSet(outcome, outcome == KoboSetOutcome.Complete ? read.Highlights : [], KoboAnnotationETags.For(caller.User, read.State));

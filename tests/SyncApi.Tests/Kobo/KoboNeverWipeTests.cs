@@ -65,6 +65,20 @@ public sealed class KoboNeverWipeTests(SyncServiceDatabase db) : IClassFixture<S
     }
 
     [Fact]
+    public async Task AnEmptyPatchOrOneOfWithheldAnnotationsOnlyDoesNotMakeAnEmptySetAnswerable()
+    {
+        var (_, kobo, native) = await LinkedReaderAsync();
+        using var _ = native;
+
+        await kobo.PatchOkAsync(ContentId, """{"updatedAnnotations":[],"deletedAnnotationIds":[]}""");
+        using var afterEmpty = await kobo.GetAsync(ContentId);
+        await kobo.PatchOkAsync(ContentId, Patch("""{"id":"e1e1e1e1-1111-4222-8333-444455556666","type":"dogear","clientLastModifiedUtc":"2024-01-16T10:30:00Z","location":{"span":{}}}"""));
+        using var afterWithheld = await kobo.GetAsync(ContentId);
+
+        Assert.Equal((HttpStatusCode.NotFound, HttpStatusCode.NotFound), (afterEmpty.StatusCode, afterWithheld.StatusCode));
+    }
+
+    [Fact]
     public async Task CheckForChangesNeverNamesABookWhoseSetDidNotComeFromThisService()
     {
         var (user, kobo, native) = await LinkedReaderAsync();
