@@ -13,6 +13,13 @@ public static class KoboLinkAuthentication
     /// <summary>The authorization policy of the <c>/kobo/{secret}</c> route group: authenticated by <see cref="Scheme"/>.</summary>
     public const string Policy = "KoboLink";
 
+    /// <summary>
+    /// Starts the admission partition of a link (<c>kobo:{user}/{device}/{hash prefix}</c>): a device's
+    /// first sync is hundreds of pages back to back, so a link has a token bucket of its own
+    /// (<c>Admission:PerKoboLinkRequestsPerSecond</c>), not its linking device's.
+    /// </summary>
+    public const string AdmissionPrefix = "kobo:";
+
     /// <summary>The route value holding the secret.</summary>
     public const string SecretRouteValue = "secret";
 }

@@ -51,7 +51,8 @@ internal sealed class KoboLinkHandler(
                 new Claim(DeviceAuthentication.DeviceClaim, link.DeviceId),
             ];
             principal = new ClaimsPrincipal(new DeviceIdentity(
-                claims, new DeviceCaller(link.User, link.DeviceId), link.CreatedAt, DateTimeOffset.MaxValue));
+                claims, new DeviceCaller(link.User, link.DeviceId), link.CreatedAt, DateTimeOffset.MaxValue,
+                $"{KoboLinkAuthentication.AdmissionPrefix}{link.User}/{link.DeviceId}/{key[..16]}"));
             cache.Add(key, principal, now);
         }
 
