@@ -10,22 +10,22 @@ public interface IKoboAnnotationStore
     Task<bool> OwnsBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Records that <paramref name="deviceId"/> has sent annotations of the book and, with
+    /// Records that the e-reader <paramref name="reader"/> has sent annotations of the book and, with
     /// <paramref name="withheld"/>, one the service could not hold; once withheld, a book stays so.
     /// </summary>
-    Task RecordReceivedAsync(UserNo user, string deviceId, BookNo book, bool withheld, CancellationToken cancellationToken);
+    Task RecordReceivedAsync(UserNo user, string reader, BookNo book, bool withheld, CancellationToken cancellationToken);
 
-    /// <summary>The states of <paramref name="books"/> for this device, in no particular order (one per distinct book).</summary>
+    /// <summary>The states of <paramref name="books"/> for this e-reader, in no particular order (one per distinct book).</summary>
     Task<IReadOnlyList<KoboBookState>> ReadStatesAsync(
-        UserNo user, string deviceId, IReadOnlyCollection<BookNo> books, CancellationToken cancellationToken);
+        UserNo user, string reader, IReadOnlyCollection<BookNo> books, CancellationToken cancellationToken);
 
-    /// <summary>The book's state for this device and up to <paramref name="limit"/> of its live highlights that carry a location, in id order.</summary>
-    Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string deviceId, BookNo book, int limit, CancellationToken cancellationToken);
+    /// <summary>The book's state for this e-reader and up to <paramref name="limit"/> of its live highlights that carry a location, in id order.</summary>
+    Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string reader, BookNo book, int limit, CancellationToken cancellationToken);
 }
 
 /// <summary>
-/// A book's annotations as the Kobo front sees them for one device: whether the user owns it, whether
-/// the device has sent annotations of it (and one the service could not hold), the highest change
+/// A book's annotations as the Kobo front sees them for one e-reader: whether the user owns it, whether
+/// the e-reader has sent annotations of it (and one the service could not hold), the highest change
 /// number of its highlights (tombstones included) and how many live highlights carry a location.
 /// </summary>
 public sealed record KoboBookState(BookNo Book, bool Owned, bool Received, bool Withheld, long LastSeq, int Located);

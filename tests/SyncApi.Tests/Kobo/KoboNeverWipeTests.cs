@@ -79,6 +79,21 @@ public sealed class KoboNeverWipeTests(SyncServiceDatabase db) : IClassFixture<S
     }
 
     [Fact]
+    public async Task TwoEReadersLinkedByOneDeviceAreToldApart()
+    {
+        var user = db.NewUser();
+        await KoboReadingServices.GrantAsync(db, user, Book);
+        var first = await KoboReadingServices.LinkAsync(db, user, "phone");
+        var second = await KoboReadingServices.LinkAsync(db, user, "phone");
+
+        await first.PatchOkAsync(ContentId, Patch(Highlight(A, "2024-01-15T10:30:00Z")));
+        using var fromFirst = await first.GetAsync(ContentId);
+        using var fromSecond = await second.GetAsync(ContentId);
+
+        Assert.Equal((HttpStatusCode.OK, HttpStatusCode.NotFound), (fromFirst.StatusCode, fromSecond.StatusCode));
+    }
+
+    [Fact]
     public async Task CheckForChangesNeverNamesABookWhoseSetDidNotComeFromThisService()
     {
         var (user, kobo, native) = await LinkedReaderAsync();

@@ -1,5 +1,6 @@
 using System.Text.Json;
 using Kobo.Sync.Domain.Kobo;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 namespace Kobo.Sync.SyncApi.Apis.Kobo;
 
@@ -20,17 +21,24 @@ internal static class KoboAnnotationsApi
         return group;
     }
 
+    /// <summary>
+    /// The e-reader: its link's key (user, linking device and a prefix of the secret's hash, never the
+    /// secret), as admission knows it, so that two e-readers linked by one device are told apart.
+    /// </summary>
+    private static string Reader(HttpContext context) =>
+        context.User.Identity is DeviceIdentity identity ? identity.DeviceKey : context.Caller().DeviceId;
+
     /// <summary>A bare JSON array of the content ids whose annotations the device should download.</summary>
     private static async Task<IResult> CheckForChanges(HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
     {
         using var body = await KoboAnnotationJson.ReadAsync(context.Request, cancellationToken);
-        var changed = await annotations.CheckForChangesAsync(context.Caller(), KoboAnnotationJson.ReadCheck(body.RootElement), cancellationToken);
+        var changed = await annotations.CheckForChangesAsync(context.Caller(), Reader(context), KoboAnnotationJson.ReadCheck(body.RootElement), cancellationToken);
         return TypedResults.Text(JsonSerializer.Serialize(changed, KoboAnnotationsJsonContext.Default.IReadOnlyListString), ContentType);
     }
 
     private static async Task<IResult> GetAnnotations(string contentId, HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
     {
-        var set = await annotations.GetAsync(context.Caller(), contentId, cancellationToken);
+        var set = await annotations.GetAsync(context.Caller(), Reader(context), contentId, cancellationToken);
         switch (set.Outcome)
         {
             case KoboSetOutcome.NeverReceived:
@@ -67,7 +75,7 @@ internal static class KoboAnnotationsApi
     {
         using var body = await KoboAnnotationJson.ReadAsync(context.Request, cancellationToken);
         var (updated, deleted) = KoboAnnotationJson.ReadPatch(body.RootElement);
-        var results = await annotations.PatchAsync(context.Caller(), contentId, updated, deleted, cancellationToken);
+        var results = await annotations.PatchAsync(context.Caller(), Reader(context), contentId, updated, deleted, cancellationToken);
         return TypedResults.Text(JsonSerializer.Serialize(new KoboPatchResponse(results), KoboAnnotationsJsonContext.Default.KoboPatchResponse), ContentType);
     }
 }

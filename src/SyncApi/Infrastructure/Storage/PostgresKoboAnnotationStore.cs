@@ -26,14 +26,14 @@ public sealed class PostgresKoboAnnotationStore(NpgsqlDataSource dataSource, Sto
             },
             cancellationToken);
 
-    public Task RecordReceivedAsync(UserNo user, string deviceId, BookNo book, bool withheld, CancellationToken cancellationToken) =>
+    public Task RecordReceivedAsync(UserNo user, string reader, BookNo book, bool withheld, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (dataSource, user, deviceId, book, withheld),
+            StoragePipelines.IdempotentWrite, (dataSource, user, reader, book, withheld),
             static async (s, ct) =>
             {
                 await using var command = s.dataSource.CreateCommand(KoboAnnotationQueries.RecordReceived);
                 command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = s.user.Value });
-                command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = s.deviceId });
+                command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = s.reader });
                 command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = s.book.Value });
                 command.Parameters.Add(new NpgsqlParameter<bool> { TypedValue = s.withheld });
                 await command.ExecuteNonQueryAsync(ct).ConfigureAwait(false);
@@ -42,26 +42,26 @@ public sealed class PostgresKoboAnnotationStore(NpgsqlDataSource dataSource, Sto
             cancellationToken);
 
     public Task<IReadOnlyList<KoboBookState>> ReadStatesAsync(
-        UserNo user, string deviceId, IReadOnlyCollection<BookNo> books, CancellationToken cancellationToken) =>
+        UserNo user, string reader, IReadOnlyCollection<BookNo> books, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (dataSource, user, deviceId, books),
+            StoragePipelines.PrimaryRead, (dataSource, user, reader, books),
             static async (s, ct) =>
             {
                 await using var connection = await s.dataSource.OpenConnectionAsync(ct).ConfigureAwait(false);
-                await using var command = StatesCommand(connection, s.user, s.deviceId, s.books);
+                await using var command = StatesCommand(connection, s.user, s.reader, s.books);
                 return await ReadStatesAsync(command, ct).ConfigureAwait(false);
             },
             cancellationToken);
 
-    public Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string deviceId, BookNo book, int limit, CancellationToken cancellationToken) =>
+    public Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string reader, BookNo book, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (dataSource, user, deviceId, book, limit),
+            StoragePipelines.PrimaryRead, (dataSource, user, reader, book, limit),
             static async (s, ct) =>
             {
                 await using var connection = await s.dataSource.OpenConnectionAsync(ct).ConfigureAwait(false);
                 await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, ct).ConfigureAwait(false);
                 // One snapshot: the set and the state its ETag is made of must agree.
-                await using var states = StatesCommand(connection, s.user, s.deviceId, [s.book]);
+                await using var states = StatesCommand(connection, s.user, s.reader, [s.book]);
                 var state = (await ReadStatesAsync(states, ct).ConfigureAwait(false)).Single();
                 var range = HighlightRange.ForBook(s.user, s.book);
                 await using var read = new NpgsqlCommand(KoboAnnotationQueries.LocatedHighlights, connection)
@@ -91,13 +91,13 @@ public sealed class PostgresKoboAnnotationStore(NpgsqlDataSource dataSource, Sto
             },
             cancellationToken);
 
-    private static NpgsqlCommand StatesCommand(NpgsqlConnection connection, UserNo user, string deviceId, IReadOnlyCollection<BookNo> books) =>
+    private static NpgsqlCommand StatesCommand(NpgsqlConnection connection, UserNo user, string reader, IReadOnlyCollection<BookNo> books) =>
         new(KoboAnnotationQueries.BookStates, connection)
         {
             Parameters =
             {
                 new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<string> { TypedValue = deviceId },
+                new NpgsqlParameter<string> { TypedValue = reader },
                 new NpgsqlParameter { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, Value = books.Select(b => b.Value).ToArray() },
             },
         };

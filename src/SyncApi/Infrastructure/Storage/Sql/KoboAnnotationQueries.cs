@@ -10,15 +10,15 @@ internal static class KoboAnnotationQueries
     /// <summary>$1 user_no, $2 book_no. One row when the user owns the book now.</summary>
     public const string OwnsBook = "SELECT 1 FROM users_books WHERE user_no = $1 AND book_no = $2 AND removed_at IS NULL";
 
-    /// <summary>$1 user_no, $2 device_id, $3 book_no, $4 withheld. A withheld book stays withheld.</summary>
+    /// <summary>$1 user_no, $2 reader, $3 book_no, $4 withheld. A withheld book stays withheld.</summary>
     public const string RecordReceived = """
-        INSERT INTO kobo_annotation_books AS k (user_no, device_id, book_no, withheld_at)
+        INSERT INTO kobo_annotation_books AS k (user_no, reader, book_no, withheld_at)
         VALUES ($1, $2, $3, CASE WHEN $4 THEN now() END)
-        ON CONFLICT (user_no, device_id, book_no) DO UPDATE SET withheld_at = coalesce(k.withheld_at, EXCLUDED.withheld_at)
+        ON CONFLICT (user_no, reader, book_no) DO UPDATE SET withheld_at = coalesce(k.withheld_at, EXCLUDED.withheld_at)
         """;
 
     /// <summary>
-    /// $1 user_no, $2 device_id, $3 book numbers. Columns: book_no, owned, received, withheld, the
+    /// $1 user_no, $2 reader, $3 book numbers. Columns: book_no, owned, received, withheld, the
     /// highest seq of the book's highlights (tombstones included; 0 when none), the number of its live
     /// highlights that carry a location.
     /// </summary>
@@ -30,7 +30,7 @@ internal static class KoboAnnotationQueries
                coalesce(h.last_seq, 0),
                coalesce(h.located, 0)::int
         FROM unnest($3::bigint[]) AS b(book_no)
-        LEFT JOIN kobo_annotation_books k ON k.user_no = $1 AND k.device_id = $2 AND k.book_no = b.book_no
+        LEFT JOIN kobo_annotation_books k ON k.user_no = $1 AND k.reader = $2 AND k.book_no = b.book_no
         LEFT JOIN LATERAL (
             SELECT max(seq) AS last_seq, count(*) FILTER (WHERE deleted_at IS NULL AND location IS NOT NULL) AS located
             FROM highlights
