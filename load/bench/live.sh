@@ -288,21 +288,25 @@ fi
 if [[ ",$only," == *,pulls,* ]]; then
   per_user=$(awk 'BEGIN { printf "%.4f", 500 / 600 }') # 500 users, each pushing about once per 10 minutes
   profile pulls "$(live rest 500 60 "$(step "$per_user" "$pull_window")"), $(live grpc 500 60 "$(step "$per_user" "$pull_window")")"
+  resumed_before=$(metric kobo_sync_live_resumed_total)
   run pulls
+  resumed=$(( $(metric kobo_sync_live_resumed_total) - resumed_before ))
   {
     echo
     echo "## Pulls per device-hour: 1,000 devices on long-poll (wait 60 s), 1,000 on WatchChanges, users pushing about once per 10 minutes"
     echo
     echo "Counted by the waiting devices over the run's window (from the first push to the end of the drain) and scaled to an"
     echo "hour: requests (REST long-polls sent, gRPC streams opened) and answers with changes. The service pulls once when a"
-    echo "long-poll arrives and once more when a wake finds changes; a stream pulls once when opened and once per page with changes."
+    echo "long-poll arrives (unless it resumes a wait that ended with nothing: kobo_sync_live_resumed_total, $resumed over the"
+    echo "whole run) and once more when a wake finds changes; a stream pulls once when opened and once per page with changes."
     echo
-    echo "| fleet | devices | window s | requests | answers with changes | requests per device-hour | database pulls per device-hour (at most) |"
-    echo "|---|---|---|---|---|---|---|"
+    echo "| fleet | devices | window s | requests | resumed without a pull | answers with changes | requests per device-hour | database pulls per device-hour (at most) |"
+    echo "|---|---|---|---|---|---|---|---|"
     for transport in rest grpc; do
-      field pulls "(lambda l: '| {} | {:,} | {:.0f} | {:,} | {:,} | {:.1f} | {:.1f} |'.format('$transport', l['waiters'], l['windowSeconds'], l['requests'], l['answersWithChanges'], l['requests'] * 3600 / l['waiters'] / l['windowSeconds'], (l['requests'] + l['answersWithChanges']) * 3600 / l['waiters'] / l['windowSeconds']))(s('live-$transport/wake')['live'])"
+      skipped=$([ "$transport" = rest ] && echo "$resumed" || echo 0)
+      field pulls "(lambda l: '| {} | {:,} | {:.0f} | {:,} | {:,} | {:,} | {:.1f} | {:.1f} |'.format('$transport', l['waiters'], l['windowSeconds'], l['requests'], $skipped, l['answersWithChanges'], l['requests'] * 3600 / l['waiters'] / l['windowSeconds'], (l['requests'] - $skipped + l['answersWithChanges']) * 3600 / l['waiters'] / l['windowSeconds']))(s('live-$transport/wake')['live'])"
     done
-    echo "| 5-minute timer | any | - | - | - | 12.0 | 12.0 (one page each while a device's changes fit in one) |"
+    echo "| 5-minute timer | any | - | - | - | - | 12.0 | 12.0 (one page each while a device's changes fit in one) |"
     echo
     echo "A stream ends after Sync:WatchMaxSeconds (900 s by default) and is opened again: 4 opens per device-hour in a steady"
     echo "state, which a window shorter than that does not show."

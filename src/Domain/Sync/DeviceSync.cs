@@ -112,20 +112,27 @@ public sealed class DeviceSync(
             throw new SyncTokenExpiredException();
         }
 
-        // Merge the two keyset streams by sequence number, entitlements first on a tie (the library
-        // before the highlights in it); each kind's position moves past what this page takes.
-        var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count));
-        int h = 0, e = 0;
+        // Merge the three keyset streams by sequence number, entitlements first on a tie (the library
+        // before the highlights in it), then reading states; each kind's position moves past what this page takes.
+        var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count));
+        int h = 0, e = 0, r = 0;
         var next = position;
-        while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count))
+        while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count))
         {
-            var takeEntitlement = e < rows.Entitlements.Count
-                && (h == rows.Highlights.Count || rows.Entitlements[e].Seq <= rows.Highlights[h].Seq);
-            if (takeEntitlement)
+            var highlightSeq = h < rows.Highlights.Count ? rows.Highlights[h].Seq : long.MaxValue;
+            var entitlementSeq = e < rows.Entitlements.Count ? rows.Entitlements[e].Seq : long.MaxValue;
+            var readingSeq = r < rows.ReadingStates.Count ? rows.ReadingStates[r].Seq : long.MaxValue;
+            if (e < rows.Entitlements.Count && entitlementSeq <= highlightSeq && entitlementSeq <= readingSeq)
             {
                 var (seq, entitlement) = rows.Entitlements[e++];
                 changes.Add(SyncChange.Of(entitlement));
                 next = next with { EntitlementSeq = seq, EntitlementBook = entitlement.BookNo };
+            }
+            else if (r < rows.ReadingStates.Count && readingSeq <= highlightSeq)
+            {
+                var (seq, state) = rows.ReadingStates[r++];
+                changes.Add(SyncChange.Of(state));
+                next = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
             }
             else
             {
@@ -135,7 +142,7 @@ public sealed class DeviceSync(
             }
         }
 
-        var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count;
+        var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count;
         if (!hasMore)
         {
             // Caught up: every change numbered up to the committed sequence has been delivered (or
@@ -151,6 +158,11 @@ public sealed class DeviceSync(
             {
                 next = next.WithEntitlementsThrough(rows.CommittedSeq);
             }
+
+            if (rows.CommittedSeq >= next.ReadingSeq)
+            {
+                next = next.WithReadingStatesThrough(rows.CommittedSeq);
+            }
         }
 
         // The token the device came back with is what it has applied: its acknowledged position.
@@ -161,8 +173,8 @@ public sealed class DeviceSync(
         {
             PageOfSync = pageOfSync,
             // Each change has a number of its own, so a caught-up position has delivered every change up
-            // to the lower of its two streams' positions, and at least up to the committed sequence.
-            CaughtUpThrough = hasMore ? null : Math.Max(rows.CommittedSeq, Math.Min(next.HighlightSeq, next.EntitlementSeq)),
+            // to the lowest of its streams' positions, and at least up to the committed sequence.
+            CaughtUpThrough = hasMore ? null : Math.Max(rows.CommittedSeq, next.LowestSeq),
         };
     }
 

@@ -18,8 +18,8 @@ public interface ISyncStore
         CancellationToken cancellationToken);
 
     /// <summary>
-    /// Up to <paramref name="limit"/> highlight changes and up to <paramref name="limit"/> entitlement
-    /// changes after <paramref name="after"/>, each kind in its position order, with the user's change
+    /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
+    /// changes and up to <paramref name="limit"/> reading state changes after <paramref name="after"/>, each kind in its position order, with the user's change
     /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
     /// </summary>
     Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken);
@@ -58,4 +58,8 @@ public sealed record StoredChanges(
     IReadOnlyList<(long Seq, HighlightState State)> Highlights,
     IReadOnlyList<(long Seq, EntitlementState State)> Entitlements,
     long CommittedSeq,
-    long PurgedHighlightSeq);
+    long PurgedHighlightSeq)
+{
+    /// <summary>Reading state changes, in (seq, book) order.</summary>
+    public IReadOnlyList<(long Seq, ReadingStates.ReadingState State)> ReadingStates { get; init; } = [];
+}

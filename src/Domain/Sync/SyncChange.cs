@@ -2,8 +2,9 @@ namespace Kobo.Sync.Domain.Sync;
 
 /// <summary>
 /// One change of a pull. <see cref="Kind"/> is <c>highlight</c> (a tombstone has
-/// <see cref="Deleted"/> true and no content) or <c>entitlement</c> (a book the user owns, or no
-/// longer owns when <see cref="Removed"/>). Fields of the other kind are null and left out of JSON.
+/// <see cref="Deleted"/> true and no content), <c>entitlement</c> (a book the user owns, or no
+/// longer owns when <see cref="Removed"/>) or <c>readingState</c> (the whole current reading state of
+/// a book, in <see cref="ReadingState"/>). Fields of the other kinds are null and left out of JSON.
 /// A highlight's <see cref="Location"/> is its Kobo location as sent, absent when it has none.
 /// </summary>
 public sealed record SyncChange(
@@ -27,6 +28,10 @@ public sealed record SyncChange(
 {
     public const string HighlightKind = "highlight";
     public const string EntitlementKind = "entitlement";
+    public const string ReadingStateKind = "readingState";
+
+    /// <summary>A <c>readingState</c> change's state: the same object a device reads with GET; null for the other kinds.</summary>
+    public ReadingStates.ReadingState? ReadingState { get; init; }
 
     public static SyncChange Of(HighlightState h) => new(
         HighlightKind, h.Id.ToString(), h.Id.Book.ToString(), h.Id.Key.Value, h.Text, h.Start, h.Length, h.Color, h.Note,
@@ -35,6 +40,15 @@ public sealed record SyncChange(
     public static SyncChange Of(EntitlementState e) => new(
         EntitlementKind, null, e.BookNo.ToString(System.Globalization.CultureInfo.InvariantCulture), null, null, null, null, null, null,
         null, e.ModifiedAt, null, null, e.Title, e.Author, e.Removed);
+
+    /// <summary>A stored reading state: it has at least one group, so a modification time.</summary>
+    public static SyncChange Of(ReadingStates.ReadingState r) => new(
+        ReadingStateKind, null, r.BookNumber, null, null, null, null, null, null, null,
+        r.ModifiedAt ?? throw new ArgumentException("A stored reading state has at least one group.", nameof(r)),
+        null, null, null, null, null)
+    {
+        ReadingState = r,
+    };
 }
 
 /// <summary>A page of changes after a sync token, the token to send next time, and whether more changes wait.</summary>

@@ -1,13 +1,16 @@
 namespace Kobo.Sync.Domain.Sync;
 
 /// <summary>
-/// How far a device has pulled, per change kind: the (seq, id) of the last highlight change and the
-/// (seq, book) of the last entitlement change it received. Changes are delivered in that order, so
-/// "after the position" is a keyset range. <see cref="Start"/> lies before every change.
+/// How far a device has pulled, per change kind: the (seq, id) of the last highlight change, the
+/// (seq, book) of the last entitlement change and the (seq, book) of the last reading state change it
+/// received. Changes are delivered in that order, so "after the position" is a keyset range. <see cref="Start"/> lies before every change.
 /// </summary>
 /// <para><see cref="PagesInSync"/> counts the pages already pulled in the sync this position is in
 /// the middle of (0 once a pull reached the end), so the service can tell how many pages a sync took.</para>
-public readonly record struct SyncPosition(long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook, int PagesInSync = 0)
+/// <para>A position from a token issued before reading states were pulled (format "2") has
+/// <see cref="ReadingSeq"/> 0: no reading state seen yet, so the next pull delivers them all.</para>
+public readonly record struct SyncPosition(
+    long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook, int PagesInSync = 0, long ReadingSeq = 0, long ReadingBook = 0)
 {
     public static SyncPosition Start { get; } = new(0, string.Empty, 0, 0);
 
@@ -21,8 +24,14 @@ public readonly record struct SyncPosition(long HighlightSeq, string HighlightId
     /// <summary>After every entitlement change numbered up to <paramref name="seq"/>.</summary>
     public SyncPosition WithEntitlementsThrough(long seq) => this with { EntitlementSeq = seq, EntitlementBook = long.MaxValue };
 
+    /// <summary>After every reading state change numbered up to <paramref name="seq"/>.</summary>
+    public SyncPosition WithReadingStatesThrough(long seq) => this with { ReadingSeq = seq, ReadingBook = long.MaxValue };
+
     public bool IsStart => this == Start;
 
     /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>
-    public long Seq => Math.Max(HighlightSeq, EntitlementSeq);
+    public long Seq => Math.Max(Math.Max(HighlightSeq, EntitlementSeq), ReadingSeq);
+
+    /// <summary>The lowest of the streams' sequence positions: every change numbered up to it has been delivered.</summary>
+    public long LowestSeq => Math.Min(Math.Min(HighlightSeq, EntitlementSeq), ReadingSeq);
 }

@@ -9,14 +9,17 @@ namespace Kobo.Sync.Domain.Sync;
 /// Opaque, tamper-evident sync tokens, signed like <see cref="PageCursors"/>: a token carries a
 /// <see cref="SyncPosition"/> (the highlight id relative to the user's prefix) and an HMAC-SHA256 tag
 /// over the user and the position. A token that was altered, made up or issued to another user fails
-/// the tag check. Format: <c>base64url("2|hseq|eseq|ebook|pages in sync|id suffix") "." base64url(16-byte tag)</c>.
+/// the tag check. Format: <c>base64url("3|hseq|eseq|ebook|pages in sync|rseq|rbook|id suffix") "." base64url(16-byte tag)</c>.
+/// A format "2" token (<c>"2|hseq|eseq|ebook|pages in sync|id suffix"</c>, issued before reading states
+/// were pulled) is still accepted: its reading state position is the start.
 /// The tag's domain ("sync-token") differs from the page cursors', so one never passes for the other.
 /// </summary>
 public sealed class SyncTokens
 {
     public const int MaxTokenLength = 512;
     public const string Field = "since";
-    private const string FormatVersion = "2";
+    private const string FormatVersion = "3";
+    private const string FormatBeforeReadingStates = "2";
     private readonly byte[] _key;
 
     /// <param name="key">At least 32 bytes; every instance of the service must use the same key.</param>
@@ -38,7 +41,8 @@ public sealed class SyncTokens
             : position.HighlightId.StartsWith(prefix, StringComparison.Ordinal) ? position.HighlightId[prefix.Length..]
             : throw new ArgumentException("The position's highlight belongs to another user.", nameof(position));
         var payload = Encoding.UTF8.GetBytes(string.Join('|',
-            FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync), suffix));
+            FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync),
+            Number(position.ReadingSeq), Number(position.ReadingBook), suffix));
         return SignedEnvelope.Seal(_key, Context(user), payload);
     }
 
@@ -49,7 +53,8 @@ public sealed class SyncTokens
 
         // Signed by this service, so well formed; checked anyway rather than trusted blindly.
         var parts = Encoding.UTF8.GetString(payload).Split('|');
-        if (parts.Length != 6 || parts[0] != FormatVersion
+        var current = parts.Length == 8 && parts[0] == FormatVersion;
+        if (!(current || (parts.Length == 6 && parts[0] == FormatBeforeReadingStates))
             || !long.TryParse(parts[1], NumberStyles.None, CultureInfo.InvariantCulture, out var highlightSeq)
             || !long.TryParse(parts[2], NumberStyles.None, CultureInfo.InvariantCulture, out var entitlementSeq)
             || !long.TryParse(parts[3], NumberStyles.None, CultureInfo.InvariantCulture, out var entitlementBook)
@@ -58,8 +63,17 @@ public sealed class SyncTokens
             throw Tampered();
         }
 
-        var id = parts[5].Length == 0 ? string.Empty : HighlightId.UserPrefix(user) + parts[5];
-        return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync);
+        // Format 2 knew no reading states: the device has seen none yet.
+        long readingSeq = 0, readingBook = 0;
+        if (current && (!long.TryParse(parts[5], NumberStyles.None, CultureInfo.InvariantCulture, out readingSeq)
+            || !long.TryParse(parts[6], NumberStyles.None, CultureInfo.InvariantCulture, out readingBook)))
+        {
+            throw Tampered();
+        }
+
+        var suffix = parts[^1];
+        var id = suffix.Length == 0 ? string.Empty : HighlightId.UserPrefix(user) + suffix;
+        return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync, readingSeq, readingBook);
     }
 
     /// <summary>What the tag covers besides the payload: the token's purpose and its user.</summary>

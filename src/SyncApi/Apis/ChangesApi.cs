@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
@@ -48,7 +49,7 @@ internal static class ChangesApi
     /// </summary>
     private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
         string userNo, string? since, string? pageSize, string? wait, HttpContext context, DeviceSync sync, LivePull live,
-        SyncMetrics metrics, CancellationToken cancellationToken)
+        DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics, CancellationToken cancellationToken)
     {
         var caller = context.Caller();
         var user = RequestIds.User(userNo);
@@ -58,7 +59,10 @@ internal static class ChangesApi
         // A live request passed admission without a slot (it takes one per pull); any other holds one already.
         if (waitSeconds > 0 && LiveRequests.IsLive(context))
         {
-            var answer = await live.PullAsync(caller, user, since, size, TimeSpan.FromSeconds(waitSeconds), cancellationToken);
+            var principal = context.User;
+            var answer = await live.PullAsync(
+                caller, user, since, size, TimeSpan.FromSeconds(waitSeconds), DeviceAuthentication.ExpiresAt(principal),
+                () => DeviceAuthentication.StillHolds(principal, revocations, clock.GetUtcNow()), cancellationToken);
             page = answer.Page;
             if (answer.RetryAfter is { } retryAfter)
             {

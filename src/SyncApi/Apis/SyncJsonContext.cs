@@ -10,4 +10,7 @@ namespace Kobo.Sync.SyncApi.Apis;
 [JsonSerializable(typeof(PushResponse))]
 [JsonSerializable(typeof(SyncChangePage))]
 [JsonSerializable(typeof(DevicePage))]
+[JsonSerializable(typeof(ReadingStatePutJson))]
+[JsonSerializable(typeof(ReadingStatePutResponse))]
+[JsonSerializable(typeof(global::Kobo.Sync.Domain.ReadingStates.ReadingState))]
 internal sealed partial class SyncJsonContext : JsonSerializerContext;

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Apis;
@@ -31,6 +32,7 @@ public static class DeviceApiExtensions
         builder.Services.AddSingleton(SyncTokensFactory.Settings);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<DeviceSync>();
+        builder.Services.AddSingleton<ReadingStateSync>();
 
         builder.Services.AddExceptionHandler<RequestRejectedProblemHandler>();
         // A body or parameter that cannot be bound throws, so the problem mapper can say what was wrong
@@ -63,6 +65,7 @@ public static class DeviceApiExtensions
         app.MapUsersApi();
         app.MapChangesApi();
         app.MapDevicesApi();
+        app.MapReadingStateApi();
         return app;
     }
 }

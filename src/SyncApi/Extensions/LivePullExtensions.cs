@@ -13,6 +13,7 @@ public static class LivePullExtensions
     public static WebApplicationBuilder AddLivePull(this WebApplicationBuilder builder)
     {
         builder.Services.AddSingleton<ChangeWaiters>();
+        builder.Services.AddSingleton<QuietWaits>();
         builder.Services.AddSingleton<LivePull>();
         // After storage startup, so that a reachable database is migrated before it listens.
         builder.Services.AddSingleton<ChangeListener>();

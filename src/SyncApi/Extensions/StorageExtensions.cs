@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -49,6 +50,9 @@ public static class StorageExtensions
         services.AddSingleton(sp => new PostgresSyncStore(
             sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
         services.AddSingleton<ISyncStore, ResilientSyncStore>();
+        services.AddSingleton(sp => new PostgresReadingStateStore(
+            sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
+        services.AddSingleton<IReadingStateStore, ResilientReadingStateStore>();
         services.AddHostedService<StorageStartup>();
         services.AddSingleton<TombstonePurge>();
         services.TryAddSingleton(TimeProvider.System);

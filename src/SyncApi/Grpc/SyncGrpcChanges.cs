@@ -60,6 +60,12 @@ internal static class SyncGrpcChanges
     {
         foreach (var change in page.Changes)
         {
+            if (change.ReadingState is { } readingState)
+            {
+                changes.Add(new V1.SyncChange { ReadingState = new ReadingStateChange { State = SyncGrpcReadingStates.ToMessage(readingState) } });
+                continue;
+            }
+
             changes.Add(change.Kind == Domain.Sync.SyncChange.EntitlementKind
                 ? new V1.SyncChange
                 {

@@ -1,6 +1,7 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -12,14 +13,15 @@ using Microsoft.AspNetCore.Authorization;
 namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
-/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/> and <see cref="DeviceSync"/> (shared
-/// with REST) as the authenticated device, and map the result to the contract's messages. A call
-/// without a valid token never gets here: the authorization middleware refuses it before its message
-/// is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
+/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/> and
+/// <see cref="ReadingStateSync"/> (shared with REST) as the authenticated device, and map the result
+/// to the contract's messages. A call without a valid token never gets here: the authorization
+/// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
 /// </summary>
 [Authorize]
 internal sealed class SyncGrpcService(
-    DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics)
+    DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics,
+    ReadingStateSync readingStates)
     : SyncService.SyncServiceBase
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
@@ -109,6 +111,21 @@ internal sealed class SyncGrpcService(
     {
         await sync.RevokeDeviceAsync(Caller(context), RequestIds.User(request.UserNo), request.DeviceId, context.CancellationToken);
         return new RevokeDeviceResponse();
+    }
+
+    public override async Task<V1.ReadingState> GetReadingState(GetReadingStateRequest request, ServerCallContext context)
+    {
+        var state = await readingStates.GetAsync(
+            Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo), context.CancellationToken);
+        return SyncGrpcReadingStates.ToMessage(state);
+    }
+
+    public override async Task<PutReadingStateResponse> PutReadingState(PutReadingStateRequest request, ServerCallContext context)
+    {
+        var result = await readingStates.PutAsync(
+            Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
+            SyncGrpcReadingStates.ToDomain(request), context.CancellationToken);
+        return SyncGrpcReadingStates.ToMessage(result);
     }
 
     private static DeviceCaller Caller(ServerCallContext context) => DeviceAuthentication.ToCaller(context.GetHttpContext().User);

@@ -9,7 +9,8 @@ public sealed class SyncTokensTests
 {
     private static readonly SyncTokens Tokens = new(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long"));
     private static readonly UserNo User = new(12);
-    private static readonly SyncPosition Position = new(41, "highlights/users12-ebooks/5/k1", 40, 5, PagesInSync: 3);
+    private static readonly byte[] Key = Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long");
+    private static readonly SyncPosition Position = new(41, "highlights/users12-ebooks/5/k1", 40, 5, PagesInSync: 3, ReadingSeq: 39, ReadingBook: 8);
 
     [Fact]
     public void AnIssuedTokenResolvesToItsPosition() =>
@@ -60,5 +61,24 @@ public sealed class SyncTokensTests
         var cursors = new PageCursors(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long"));
         var prefix = HighlightId.UserPrefix(User);
         Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, cursors.Issue(prefix, prefix + "ebooks/5/k1")));
+    }
+
+    [Fact]
+    public void ATokenIssuedBeforeReadingStatesStillResolvesAndHasSeenNoReadingState()
+    {
+        // Format 2: "2|hseq|eseq|ebook|pages in sync|id suffix", signed as this service signed it then.
+        var token = FormatTwoTokens.Issue(Key, User, "2|41|40|5|3|ebooks/5/k1");
+
+        var position = Tokens.Resolve(User, token);
+
+        Assert.Equal(new SyncPosition(41, "highlights/users12-ebooks/5/k1", 40, 5, 3, ReadingSeq: 0, ReadingBook: 0), position);
+    }
+
+    [Fact]
+    public void ATokenOfAnUnknownFormatIsRejected()
+    {
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, "4|41|40|5|3|39|8|ebooks/5/k1")));
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, "3|41|40|5|3|ebooks/5/k1")));
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, "2|41|40|5|3|39|8|ebooks/5/k1")));
     }
 }

@@ -156,6 +156,9 @@ internal sealed class FuzzLedger
 
     public void Wrote(string id) => Written[id] = true;
 
+    /// <summary>The ledger's key of a reading state (<see cref="StoreSnapshot"/> names its rows so).</summary>
+    public static string ReadingState(object bookNo) => $"reading-state {bookNo}";
+
     public void Touched(IEnumerable<string> devices)
     {
         foreach (var device in devices)

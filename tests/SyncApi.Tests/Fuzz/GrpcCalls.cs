@@ -138,8 +138,42 @@ internal static class GrpcCalls
             })),
             (3, Gen.Select(UserNo, since, PageSize, (u, s, p) => ("PullChanges", (IMessage)new PullChangesRequest { UserNo = u, Since = s, PageSize = p }, (string?)null))),
             (1, UserNo.Select(u => ("ListDevices", (IMessage)new ListDevicesRequest { UserNo = u }, (string?)null))),
-            (2, Gen.Select(UserNo, device, (u, d) => ("RevokeDevice", (IMessage)new RevokeDeviceRequest { UserNo = u, DeviceId = d }, (string?)d))));
+            (2, Gen.Select(UserNo, device, (u, d) => ("RevokeDevice", (IMessage)new RevokeDeviceRequest { UserNo = u, DeviceId = d }, (string?)d))),
+            (1, Gen.Select(UserNo, BookNo, (u, b) => ("GetReadingState", (IMessage)new GetReadingStateRequest { UserNo = u, BookNo = b }, (string?)null))),
+            (3, Gen.Select(UserNo, BookNo, ReadingStatePut, (u, b, put) =>
+            {
+                put.UserNo = u;
+                put.BookNo = b;
+                return ("PutReadingState", (IMessage)put, (string?)null);
+            })));
     }
+
+    /// <summary>A put's groups, each present or not, with odd percents (NaN, infinities, out of range), locations, statuses, minutes and times.</summary>
+    private static Gen<PutReadingStateRequest> ReadingStatePut { get; } = Gen.Select(
+        Gen.Frequency(
+            (3, Gen.Const((ReadingPosition?)null)),
+            (4, Gen.Select(
+                Gen.Frequency((6, Gen.Double[0, 100]), (2, Gen.OneOf(double.NaN, double.PositiveInfinity, double.NegativeInfinity, -0.0, -1, 100.000001, double.MaxValue, double.Epsilon))),
+                Gen.Frequency((3, Gen.Const((string?)null)), (3, Text.Select(t => (string?)t)), (1, Gen.OneOf(2_048, 2_049).Select(n => (string?)new string('l', n)))),
+                ModifiedAt,
+                (percent, location, at) =>
+                {
+                    var position = new ReadingPosition { Percent = percent, ModifiedAt = at };
+                    if (location is not null)
+                    {
+                        position.Location = location;
+                    }
+
+                    return (ReadingPosition?)position;
+                }))),
+        Gen.Frequency(
+            (3, Gen.Const((ReadingStatus?)null)),
+            (4, Gen.Select(Gen.Frequency((6, Gen.OneOf("ready", "reading", "finished")), (2, Text)), ModifiedAt, (v, at) => (ReadingStatus?)new ReadingStatus { Value = v, ModifiedAt = at }))),
+        Gen.Frequency(
+            (3, Gen.Const((ReadingStatistics?)null)),
+            (4, Gen.Select(Gen.Frequency((6, Gen.Int[0, 10_000]), (1, Gen.OneOf(-1, int.MinValue, int.MaxValue))), ModifiedAt,
+                (m, at) => (ReadingStatistics?)new ReadingStatistics { TimeSpentMinutes = m, ModifiedAt = at }))),
+        (position, status, statistics) => new PutReadingStateRequest { Position = position, Status = status, Statistics = statistics });
 
     /// <summary>Well-formed calls: each message framed as gRPC frames it, with the token and now and then odd metadata.</summary>
     public static Gen<GrpcCall> Calls(FuzzWorld world, Gen<FuzzAuth> auth) =>

@@ -106,6 +106,9 @@ internal static class GrpcVerdicts
                 }
 
                 break;
+            case "PutReadingState":
+                ledger.Wrote(FuzzLedger.ReadingState(PutReadingStateResponse.Parser.ParseFrom(body.AsSpan(5)).ReadingState.BookNo));
+                break;
             case "PullChanges":
                 ledger.Touched(call.Auth.Devices);
                 break;
@@ -154,6 +157,17 @@ internal static class GrpcVerdicts
                 foreach (var change in request.Changes)
                 {
                     ledger.Wrote($"highlights/users{request.UserNo}-ebooks/{change.BookNo}/{change.Key}");
+                }
+
+                break;
+            case "PutReadingState":
+                // The book of the message as sent (a mutated one may name another); unreadable: nothing was written.
+                try
+                {
+                    ledger.Wrote(FuzzLedger.ReadingState(PutReadingStateRequest.Parser.ParseFrom(call.Body.AsSpan(5)).BookNo));
+                }
+                catch (Google.Protobuf.InvalidProtocolBufferException)
+                {
                 }
 
                 break;

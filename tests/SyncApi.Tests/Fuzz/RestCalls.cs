@@ -127,6 +127,20 @@ internal static class RestCalls
             new RestCall("PushChanges", HttpMethod.Post, $"/v1/users/{u}/changes", a, [], body, type));
     }
 
+    /// <summary>A book's reading state: reads, and puts with the bodies of <see cref="ReadingStateBodies"/>, now and then of another content type.</summary>
+    public static Gen<RestCall> ReadingStates(Gen<FuzzAuth> auth)
+    {
+        var contentType = Gen.Frequency(
+            (20, Gen.Const<string?>("application/json")),
+            (1, Gen.OneOf<string?>(null, "text/plain", "application/json; charset=utf-16", "application/x-www-form-urlencoded")));
+        return Gen.Frequency(
+            (1, Gen.Select(UserSegment, BookSegment, auth, Headers, (u, b, a, h) => Get("GetReadingState", $"/v1/users/{u}/books/{b}/reading-state", a, h))),
+            (3, Gen.Select(UserSegment, BookSegment, ReadingStateBodies.Any, contentType, auth, (u, b, body, type, a) =>
+                new RestCall("PutReadingState", HttpMethod.Put, $"/v1/users/{u}/books/{b}/reading-state", a, [], body, type))),
+            (1, Gen.Select(UserSegment, BookSegment, Gen.OneOf(HttpMethod.Post, HttpMethod.Patch, HttpMethod.Delete), auth, (u, b, m, a) =>
+                new RestCall("OtherMethod", m, $"/v1/users/{u}/books/{b}/reading-state", a, [], null, null))));
+    }
+
     /// <summary>The device id as routing hands it over: UTF-8 decoded, but an encoded '/' left as %2F.</summary>
     private static string AsRouted(string device) =>
         Encoding.UTF8.GetString(Encoding.UTF8.GetBytes(device)).Replace("/", "%2F", StringComparison.Ordinal);

@@ -32,6 +32,10 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
         await RunAsync("rest-kobo", KoboCalls.Any(world), 2_000);
     }
 
+    [Fact]
+    public Task ReadingAndPuttingReadingStatesWithGeneratedBodiesNeverFailsTheServerAndStoresOnlyWhatItAccepted() =>
+        RunAsync("rest-reading-state", RestCalls.ReadingStates(FuzzTokens.For(FuzzedService.User)), 1_500);
+
     private async Task RunAsync(string name, Gen<RestCall> calls, int count)
     {
         using var rest = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 8 })

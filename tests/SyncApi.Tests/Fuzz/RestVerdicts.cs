@@ -127,6 +127,13 @@ internal static class RestVerdicts
                 }
 
                 break;
+            case "PutReadingState":
+                using (var answer = JsonDocument.Parse(body))
+                {
+                    ledger.Wrote(FuzzLedger.ReadingState(answer.RootElement.GetProperty("readingState").GetProperty("bookNo").GetString()!));
+                }
+
+                break;
             case "PullChanges":
                 ledger.Touched(call.Auth.Devices);
                 break;

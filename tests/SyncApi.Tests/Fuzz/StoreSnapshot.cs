@@ -10,6 +10,9 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 internal sealed record StoreSnapshot(
     Dictionary<string, string> Highlights, Dictionary<string, string> Devices, Dictionary<long, long> ChangeSeq, List<string> InfiniteTimes)
 {
+    /// <summary>The reading states of the two users, keyed "{user} reading-state {book}" (<see cref="FuzzLedger.ReadingState"/>).</summary>
+    public Dictionary<string, string> ReadingStates { get; init; } = [];
+
     public static async Task<StoreSnapshot> TakeAsync(NpgsqlDataSource database)
     {
         var highlights = await RowsAsync(database, "SELECT user_no || ' ' || id, row_to_json(h)::text FROM highlights h WHERE user_no IN (1, 2)");
@@ -20,9 +23,10 @@ internal sealed record StoreSnapshot(
             WHERE user_no IN (1, 2) AND NOT (isfinite(created_at) AND isfinite(modified_at) AND isfinite(coalesce(text_at, now()))
                 AND isfinite(coalesce(range_at, now())) AND isfinite(coalesce(color_at, now())) AND isfinite(coalesce(note_at, now())))
             """);
+        var readingStates = await RowsAsync(database, "SELECT user_no || ' reading-state ' || book_no, row_to_json(r)::text FROM reading_states r WHERE user_no IN (1, 2)");
         return new StoreSnapshot(
             highlights, devices, sequences.ToDictionary(p => long.Parse(p.Key, System.Globalization.CultureInfo.InvariantCulture), p => long.Parse(p.Value, System.Globalization.CultureInfo.InvariantCulture)),
-            [.. infinite.Select(p => $"{p.Key} ({p.Value})")]);
+            [.. infinite.Select(p => $"{p.Key} ({p.Value})")]) { ReadingStates = readingStates };
     }
 
     /// <summary>Every difference between this snapshot and <paramref name="after"/> that no accepted request explains.</summary>
@@ -53,6 +57,16 @@ internal sealed record StoreSnapshot(
             if (was != now && (key.StartsWith(bystander, StringComparison.Ordinal) || !ledger.Devices.ContainsKey(key[user.Length..])))
             {
                 unexplained.Add($"device {OddText.Show(key)} changed though no accepted pull or revocation named it: before {was ?? "(none)"}, after {now ?? "(none)"}");
+            }
+        }
+
+        foreach (var key in ReadingStates.Keys.Union(after.ReadingStates.Keys))
+        {
+            var was = ReadingStates.GetValueOrDefault(key);
+            var now = after.ReadingStates.GetValueOrDefault(key);
+            if (was != now && (key.StartsWith(bystander, StringComparison.Ordinal) || !ledger.Written.ContainsKey(key[user.Length..])))
+            {
+                unexplained.Add($"{key} changed though no accepted put wrote it: before {was ?? "(none)"}, after {now ?? "(none)"}");
             }
         }
 

@@ -26,7 +26,8 @@ public sealed class GrpcListenerSurfaceTests(SyncGrpcTestHost host) : IClassFixt
         var methods = result.Json.GetProperty("symbol").GetProperty("services").GetProperty("kobo.sync.v1.SyncService")
             .EnumerateArray().Select(m => m.GetString()).ToList();
         Assert.Equal(
-            ["GetUser", "ListUserHighlights", "ListBookHighlights", "PushChanges", "PullChanges", "ListDevices", "RevokeDevice", "WatchChanges"],
+            ["GetUser", "ListUserHighlights", "ListBookHighlights", "PushChanges", "PullChanges", "ListDevices", "RevokeDevice", "WatchChanges",
+             "GetReadingState", "PutReadingState"],
             methods);
     }
 

@@ -23,6 +23,7 @@ public sealed class KoboSecretTelemetryTests(SyncServiceDatabase db) : IClassFix
             services => services.AddSpanProcessor(new SimpleActivityExportProcessor(new InMemoryExporter<Activity>(spans))),
             new Dictionary<string, string?>
             {
+                ["Logging:LogLevel:Default"] = "Trace",
                 ["Serilog:MinimumLevel:Default"] = "Verbose",
                 ["Serilog:MinimumLevel:Override:Microsoft.AspNetCore"] = "Verbose",
                 ["Serilog:MinimumLevel:Override:Microsoft.Hosting.Lifetime"] = "Verbose",
@@ -58,10 +59,22 @@ public sealed class KoboSecretTelemetryTests(SyncServiceDatabase db) : IClassFix
             Assert.Equal(HttpStatusCode.Unauthorized, refused.StatusCode);
         }
 
+        // A request line Kestrel cannot parse, with the secret in it: Kestrel logs the line it refused.
+        using (var socket = new System.Net.Sockets.TcpClient())
+        {
+            await socket.ConnectAsync(host.RestAddress.Host, host.RestAddress.Port, TestTimeout.Token);
+            var stream = socket.GetStream();
+            await stream.WriteAsync(Encoding.ASCII.GetBytes($"GET {root}/v1/init ialization HTTP/1.1\r\nHost: x\r\n\r\n"), TestTimeout.Token);
+            var answer = new byte[512];
+            Assert.Contains("400", Encoding.ASCII.GetString(answer, 0, await stream.ReadAsync(answer, TestTimeout.Token)), StringComparison.Ordinal);
+        }
+
         host.Dispose(); // flushes the spans and the log queue
         var logs = host.Logs.RenderAll();
         Assert.Contains("/kobo/{secret}/v1/initialization responded 200", logs, StringComparison.Ordinal);
         Assert.Contains(host.Logs.Events, e => e.Properties.ContainsKey("Path")); // the framework's raw-path lines were on
+        // Kestrel logged the line it refused, with the exception that quotes it: the secret cut out.
+        Assert.Contains(host.Logs.Events, e => e.Exception?.ToString().Contains("GET /kobo/[redacted]/v1/init ialization", StringComparison.Ordinal) == true);
         Assert.DoesNotContain(secret, logs, StringComparison.Ordinal);
         Assert.DoesNotContain(wrong, logs, StringComparison.Ordinal);
         Activity[] finished;

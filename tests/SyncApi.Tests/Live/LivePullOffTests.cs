@@ -40,6 +40,6 @@ public sealed class LivePullOffTests(LivePullOffTests.Off service) : IClassFixtu
         Assert.Equal(200, answer.Status);
         Assert.Empty(answer.Changes);
         Assert.True(answer.Elapsed < TimeSpan.FromSeconds(3), $"took {answer.Elapsed}");
-        Assert.Equal(TimeSpan.FromSeconds(30), answer.RetryAfter);
+        Assert.InRange(answer.RetryAfter!.Value, TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(60));
     }
 }

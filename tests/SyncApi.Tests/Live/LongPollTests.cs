@@ -48,17 +48,20 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
         using var writer = Rest(service.A, user, "writer");
         var (_, token) = await reader.PullAllAsync(user);
         using var instruments = new HostInstruments(service.B);
+        using var hosting = new HostInstruments(service.B, "Microsoft.AspNetCore.Hosting");
 
         var poll = LongPollAsync(reader, user, token, wait: 20);
         await WaitingAsync(service.B, 1, "the reader waits on B");
         await writer.PushAsync(user, Upsert("measured", "pushed on A", T0));
         await poll;
+        await reader.PullAllAsync(user); // a pull that does not wait is a request latency
 
         await EventuallyAsync(() => instruments.Count("kobo.sync.live.wake.duration") == 1, "the wake is recorded once its answer is written");
         Assert.Equal(1, instruments.Count("kobo.sync.live.delivery.duration"));
         Assert.True(instruments.Count("kobo.sync.live.notification.lag") >= 1);
-        Assert.Equal(1, instruments.Count("kobo.sync.requests"));
-        Assert.Equal(0, instruments.Count("kobo.sync.request.duration")); // the long poll is counted, not timed
+        Assert.Equal(2, instruments.Count("kobo.sync.requests"));
+        Assert.Equal(1, instruments.Count("kobo.sync.request.duration")); // the long poll is counted, not timed
+        Assert.Equal(1, hosting.Count("http.server.request.duration")); // nor by ASP.NET Core
         using var http = new HttpClient { BaseAddress = service.B.RestAddress };
         http.DefaultRequestHeaders.Accept.ParseAdd("text/plain");
         var exposition = await http.GetStringAsync(new Uri("/metrics", UriKind.Relative), TestTimeout.Token);
@@ -133,6 +136,68 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
         await WaitingAsync(service.B, 1, "the reader waits again");
         await writer.PushAsync(user, Upsert("kept", "committed", T0));
         Assert.Equal("committed", Assert.Single((await next).Changes).Str("text"));
+    }
+
+    [Fact]
+    public async Task AnIdleDeviceWaitsAgainWithoutAPullAndAPushBetweenItsWaitsReachesItAtOnce()
+    {
+        var user = service.NewUser();
+        using var reader = Rest(service.B, user, "reader");
+        using var writer = Rest(service.A, user, "writer");
+        var (_, token) = await reader.PullAllAsync(user);
+        using var instruments = new HostInstruments(service.B);
+
+        var first = await LongPollAsync(reader, user, token, wait: 1);
+        var recorded = await LastPullAsync(user, "reader");
+        var second = await LongPollAsync(reader, user, first.Token, wait: 1);
+
+        Assert.Empty(second.Changes);
+        Assert.Equal(first.Token, second.Token);
+        Assert.Equal(1, instruments.Count("kobo.sync.live.resumed"));
+        Assert.Equal(recorded, await LastPullAsync(user, "reader")); // no pull was recorded: the database was not asked
+
+        // Nobody waits now; the push's notification makes the next wait pull, and it finds the change.
+        await writer.PushAsync(user, Upsert("between", "pushed between two waits", T0));
+        var third = await LongPollAsync(reader, user, second.Token, wait: 20);
+
+        Assert.Equal("pushed between two waits", Assert.Single(third.Changes).Str("text"));
+        Assert.True(third.Elapsed < TimeSpan.FromSeconds(5), $"took {third.Elapsed}");
+    }
+
+    [Fact]
+    public async Task AHeldLongPollOfADeviceRevokedThroughTheOtherInstanceEndsWith401BeforeItsWaitEnds()
+    {
+        var user = service.NewUser();
+        using var reader = Rest(service.B, user, "reader");
+        using var owner = Rest(service.A, user, "owner");
+        var (_, token) = await reader.PullAllAsync(user);
+
+        var poll = LongPollAsync(reader, user, token, wait: 30);
+        await WaitingAsync(service.B, 1, "the reader waits on B");
+        using (var revoked = await owner.DeleteAsync(new Uri($"/v1/users/{user}/devices/reader", UriKind.Relative), TestTimeout.Token))
+        {
+            Assert.Equal(204, (int)revoked.StatusCode);
+        }
+
+        var answer = await poll;
+
+        // B learns of the revocation by its refresh (Sync:RevocationRefreshSeconds, 5 s), not at the end of the wait.
+        Assert.Equal(401, answer.Status);
+        Assert.True(answer.Elapsed < TimeSpan.FromSeconds(15), $"took {answer.Elapsed}");
+        Assert.Contains("revoked", answer.Body.GetProperty("detail").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AHeldLongPollEndsWith401WhenItsTokenExpires()
+    {
+        var user = service.NewUser();
+        using var device = new HttpClient { BaseAddress = service.B.RestAddress, Timeout = TimeSpan.FromSeconds(90) }
+            .WithToken(TestTokens.For(user, expires: DateTime.UtcNow.AddSeconds(3)));
+
+        var answer = await LongPollAsync(device, user, null, wait: 30);
+
+        Assert.Equal(401, answer.Status);
+        Assert.InRange(answer.Elapsed, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(10));
     }
 
     [Fact]

@@ -5,7 +5,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
 /// <summary>The Grafana dashboard under deploy/dashboards, checked against a real Prometheus scraping the running service.</summary>
 [Collection(TelemetryCollection.Name)]
-public sealed class DashboardTests(ScrapedService service) : IClassFixture<ScrapedService>
+public sealed partial class DashboardTests(ScrapedService service) : IClassFixture<ScrapedService>
 {
     private static readonly TimeSpan ScrapeWait = TimeSpan.FromSeconds(20);
 
@@ -71,6 +71,18 @@ public sealed class DashboardTests(ScrapedService service) : IClassFixture<Scrap
     }
 
     [Fact]
+    public void EveryLivePullMetricInTheOperationsGuideHasAPanel()
+    {
+        using var dashboard = Dashboard.Load();
+        var queries = string.Join('\n', Dashboard.Expressions(dashboard).Select(e => e.Expression));
+        var guide = File.ReadAllText(Path.Combine(Dashboard.RepositoryRoot(), "docs", "operations.md"));
+        var live = LiveMetricRow().Matches(guide).Select(m => m.Groups[1].Value).ToList();
+        Assert.True(live.Count >= 7, $"only {live.Count} live pull metrics in docs/operations.md");
+
+        Assert.All(live, metric => Assert.Contains(metric, queries, StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void EveryLatencyPanelDrawsTheSlaLineAt200Milliseconds()
     {
         using var dashboard = Dashboard.Load();
@@ -90,4 +102,8 @@ public sealed class DashboardTests(ScrapedService service) : IClassFixture<Scrap
         Assert.Contains(latency, p => p.GetProperty("title").GetString()!.Contains("REST", StringComparison.Ordinal));
         Assert.Contains(latency, p => p.GetProperty("title").GetString()!.Contains("gRPC", StringComparison.Ordinal));
     }
+
+    /// <summary>A row of the operations guide's metrics table naming a live pull metric.</summary>
+    [System.Text.RegularExpressions.GeneratedRegex(@"^\| `(kobo_sync_live_[a-z_]+)`", System.Text.RegularExpressions.RegexOptions.Multiline)]
+    private static partial System.Text.RegularExpressions.Regex LiveMetricRow();
 }

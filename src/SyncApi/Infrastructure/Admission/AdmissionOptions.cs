@@ -29,6 +29,9 @@ public sealed class AdmissionOptions
     /// <summary>...and the burst it may make above that.</summary>
     public int PerKoboLinkBurst { get; set; } = 100;
 
-    /// <summary>The <c>Retry-After</c> given when the service as a whole is over capacity.</summary>
+    /// <summary>
+    /// The least <c>Retry-After</c> given when the service as a whole is over capacity; each refusal gets
+    /// a random time from it to twice it, so that devices refused together do not come back together.
+    /// </summary>
     public int OverloadRetryAfterMs { get; set; } = 1000;
 }

@@ -11,7 +11,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// <summary>
 /// The answer to a request the limiter refused, telling the device when to come back: one device
 /// over its own rate gets 429 (gRPC RESOURCE_EXHAUSTED) with the time until its bucket refills; an
-/// instance over capacity gets 503 (gRPC UNAVAILABLE) with <c>Admission:OverloadRetryAfterMs</c>.
+/// instance over capacity gets 503 (gRPC UNAVAILABLE) with <c>Admission:OverloadRetryAfterMs</c>, spread
+/// up to twice it (<see cref="RetryAdvice.Spread"/>).
 /// REST answers problem+json with <c>Retry-After</c>; gRPC a Trailers-Only status with
 /// <c>grpc-retry-pushback-ms</c>.
 /// </summary>
@@ -23,7 +24,7 @@ internal static partial class AdmissionRejection
         var options = http.RequestServices.GetRequiredService<IOptions<AdmissionOptions>>().Value;
         // Only the per-device token bucket says when a permit comes back; the concurrency limit cannot.
         var perDevice = rejected.Lease.TryGetMetadata(MetadataName.RetryAfter, out var refill);
-        var retryAfter = perDevice ? refill : TimeSpan.FromMilliseconds(options.OverloadRetryAfterMs);
+        var retryAfter = perDevice ? refill : RetryAdvice.Spread(TimeSpan.FromMilliseconds(options.OverloadRetryAfterMs));
         LogRejected(http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)),
             perDevice ? "device over its rate limit" : "over capacity", http.Request.Path);
 

@@ -1,4 +1,5 @@
 using System.Threading.RateLimiting;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
@@ -12,6 +13,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 public sealed class InstanceAdmission : IDisposable
 {
     private readonly ConcurrencyLimiter _limiter;
+    private readonly TimeSpan _retryAfter;
 
     public InstanceAdmission(IOptions<AdmissionOptions> options)
     {
@@ -21,12 +23,12 @@ public sealed class InstanceAdmission : IDisposable
             QueueLimit = options.Value.QueueLimit,
             QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
         });
-        RetryAfter = TimeSpan.FromMilliseconds(options.Value.OverloadRetryAfterMs);
+        _retryAfter = TimeSpan.FromMilliseconds(options.Value.OverloadRetryAfterMs);
         Limiter = new SharedLimiter(_limiter);
     }
 
-    /// <summary>When a device refused for capacity should come back (<c>Admission:OverloadRetryAfterMs</c>).</summary>
-    public TimeSpan RetryAfter { get; }
+    /// <summary>When a device refused for capacity should come back: <c>Admission:OverloadRetryAfterMs</c>, spread (<see cref="RetryAdvice.Spread"/>).</summary>
+    public TimeSpan RetryAfter => RetryAdvice.Spread(_retryAfter);
 
     /// <summary>The limiter as the global limiter's partition: never idle, never disposed by it.</summary>
     internal RateLimiter Limiter { get; }

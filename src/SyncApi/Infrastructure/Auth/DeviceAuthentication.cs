@@ -20,6 +20,12 @@ public static class DeviceAuthentication
             ? identity.Caller
             : throw new InvalidOperationException("The principal was not authenticated by the device token scheme.");
 
+    /// <summary>When the token that authenticated <paramref name="principal"/> expires.</summary>
+    internal static DateTimeOffset ExpiresAt(ClaimsPrincipal principal) =>
+        principal.Identity is DeviceIdentity identity
+            ? identity.ExpiresAt
+            : throw new InvalidOperationException("The principal was not authenticated by the device token scheme.");
+
     /// <summary>
     /// Whether the token that authenticated <paramref name="principal"/> still holds at <paramref name="now"/>:
     /// not expired, and its device not revoked since. Authentication checks once per request; a call that

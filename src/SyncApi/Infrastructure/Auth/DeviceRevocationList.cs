@@ -26,8 +26,29 @@ public sealed class DeviceRevocationList : IRevokedDevices
     /// Keeps the later of the known and the given time: a device revoked, re-enrolled and revoked again
     /// must lose the token it got in between; an older time arriving late (a refresh) changes nothing.
     /// </summary>
-    public void Revoke(UserNo user, string deviceId, DateTimeOffset revokedAt) =>
-        _revoked.AddOrUpdate((user.Value, deviceId), revokedAt, (_, known) => known >= revokedAt ? known : revokedAt);
+    public void Revoke(UserNo user, string deviceId, DateTimeOffset revokedAt)
+    {
+        var changed = false;
+        _revoked.AddOrUpdate(
+            (user.Value, deviceId),
+            _ =>
+            {
+                changed = true;
+                return revokedAt;
+            },
+            (_, known) =>
+            {
+                changed = known < revokedAt;
+                return changed ? revokedAt : known;
+            });
+        if (changed)
+        {
+            Revoked?.Invoke(user.Value);
+        }
+    }
+
+    /// <summary>A revocation new to this instance (or a later time for a known one), with its user: held requests re-check.</summary>
+    public event Action<long>? Revoked;
 
     /// <summary>
     /// Drops the revocations made before <paramref name="cutoff"/>: every token they refused has

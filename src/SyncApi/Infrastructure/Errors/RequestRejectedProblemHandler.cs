@@ -1,6 +1,7 @@
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Mvc;
@@ -46,6 +47,7 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
                 StatusCodes.Status415UnsupportedMediaType, "Unsupported media type", $"The body's charset '{charset}' is not one this service reads; send the JSON in UTF-8.", BodyField),
             StorageUnavailableException unavailable => Unavailable(httpContext, unavailable.Message, unavailable.RetryAfter),
             InstanceOverloadedException overloaded => Unavailable(httpContext, overloaded.Message, overloaded.RetryAfter),
+            DeviceTokenLapsedException lapsed => Unauthorized(httpContext, lapsed.Message),
             _ => null,
         };
         if (problem is null)
@@ -78,6 +80,12 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
         {
             return charset.Value;
         }
+    }
+
+    private static ProblemDetails Unauthorized(HttpContext httpContext, string detail)
+    {
+        httpContext.Response.Headers.WWWAuthenticate = "Bearer error=\"invalid_token\"";
+        return Problem(StatusCodes.Status401Unauthorized, "Unauthorized", detail);
     }
 
     private static ProblemDetails Unavailable(HttpContext httpContext, string detail, TimeSpan retryAfter)

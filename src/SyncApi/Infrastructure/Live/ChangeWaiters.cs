@@ -1,6 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
@@ -15,13 +16,26 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 /// last pull is behind the notified change number; one notification wakes each of them once, however
 /// many arrive while it re-checks, so a burst of pushes costs each waiting device one pull.
 /// </summary>
-public sealed class ChangeWaiters(IOptions<SyncOptions> options, SyncMetrics? metrics = null)
+public sealed class ChangeWaiters
 {
     private readonly ConcurrentDictionary<long, UserWaiters> _byUser = new();
-    private readonly int _maxWaiters = options.Value.LivePull ? options.Value.MaxWaiters : 0;
-    private readonly int _maxPerUser = options.Value.MaxWaitersPerUser;
+    private readonly int _maxWaiters;
+    private readonly int _maxPerUser;
+    private readonly SyncMetrics? _metrics;
     private int _count;
     private volatile bool _stopping;
+
+    /// <param name="revocations">When given, a revocation wakes the user's waiting devices to re-check (<see cref="Recheck"/>).</param>
+    public ChangeWaiters(IOptions<SyncOptions> options, SyncMetrics? metrics = null, DeviceRevocationList? revocations = null)
+    {
+        _maxWaiters = options.Value.LivePull ? options.Value.MaxWaiters : 0;
+        _maxPerUser = options.Value.MaxWaitersPerUser;
+        _metrics = metrics;
+        if (revocations is not null)
+        {
+            revocations.Revoked += Recheck;
+        }
+    }
 
     /// <summary>Devices waiting (or registered to wait) on this instance now.</summary>
     public int Count => Volatile.Read(ref _count);
@@ -67,7 +81,7 @@ public sealed class ChangeWaiters(IOptions<SyncOptions> options, SyncMetrics? me
                 group.Waiters.Add(waiter);
             }
 
-            metrics?.AddWaiter(protocol, 1);
+            _metrics?.AddWaiter(protocol, 1);
             return WaitAdmission.Admitted;
         }
     }
@@ -85,6 +99,26 @@ public sealed class ChangeWaiters(IOptions<SyncOptions> options, SyncMetrics? me
             foreach (var waiter in group.Waiters)
             {
                 waiter.OnNotified(seq, signal);
+            }
+        }
+    }
+
+    /// <summary>
+    /// A device of <paramref name="user"/> was revoked: its waiting devices wake without a change, to check
+    /// that their tokens still hold (a revoked one ends its wait at once).
+    /// </summary>
+    public void Recheck(long user)
+    {
+        if (!_byUser.TryGetValue(user, out var group))
+        {
+            return;
+        }
+
+        lock (group)
+        {
+            foreach (var waiter in group.Waiters)
+            {
+                waiter.OnRecheck();
             }
         }
     }
@@ -124,7 +158,7 @@ public sealed class ChangeWaiters(IOptions<SyncOptions> options, SyncMetrics? me
         }
 
         Interlocked.Decrement(ref _count);
-        metrics?.AddWaiter(waiter.Protocol, -1);
+        _metrics?.AddWaiter(waiter.Protocol, -1);
     }
 
     internal sealed class UserWaiters
@@ -153,9 +187,10 @@ public enum WaitAdmission
 /// <summary>
 /// Why a waiter woke: a notification received at <see cref="ReceivedAt"/> (a <see cref="Stopwatch"/>
 /// timestamp) and stamped by the database at <see cref="StampedAt"/> (null when a re-check after a
-/// listener reconnect woke it), or the service stopping.
+/// listener reconnect woke it), the service stopping, or a device of the user revoked
+/// (<see cref="Recheck"/>: no change, but the waiter should check that its token still holds).
 /// </summary>
-public readonly record struct WakeSignal(long ReceivedAt, DateTimeOffset? StampedAt, bool Stopping = false)
+public readonly record struct WakeSignal(long ReceivedAt, DateTimeOffset? StampedAt, bool Stopping = false, bool Recheck = false)
 {
     public static WakeSignal Now(DateTimeOffset? stampedAt = null) => new(Stopwatch.GetTimestamp(), stampedAt);
 }
@@ -213,6 +248,15 @@ public sealed class ChangeWaiter : IDisposable
         }
     }
 
+    /// <summary>Whether a change numbered above <paramref name="seq"/> was notified since the waiter registered.</summary>
+    internal bool HeardAbove(long seq)
+    {
+        lock (_group)
+        {
+            return _notified > seq;
+        }
+    }
+
     /// <summary>Under the group's lock.</summary>
     internal void OnNotified(long seq, WakeSignal signal)
     {
@@ -228,6 +272,16 @@ public sealed class ChangeWaiter : IDisposable
             _wake = null;
             _woken = seq;
             wake.TrySetResult(signal);
+        }
+    }
+
+    /// <summary>Under the group's lock.</summary>
+    internal void OnRecheck()
+    {
+        if (_wake is { } wake)
+        {
+            _wake = null;
+            wake.TrySetResult(new WakeSignal(Stopwatch.GetTimestamp(), null, Recheck: true));
         }
     }
 

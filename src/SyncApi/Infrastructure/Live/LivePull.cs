@@ -23,6 +23,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 public sealed class LivePull(
     DeviceSync sync,
     ChangeWaiters waiters,
+    QuietWaits quiet,
     InstanceAdmission admission,
     IOptions<SyncOptions> syncOptions,
     IOptions<ResilienceOptions> resilience,
@@ -34,17 +35,37 @@ public sealed class LivePull(
     /// <summary>
     /// A pull that waits up to <paramref name="wait"/> for changes when there are none: the page of
     /// changes as soon as there are some, else, when the wait ends, an empty page whose token is valid.
-    /// A wait the instance cannot take is answered at once, with when to come back.
+    /// A wait the instance cannot take is answered at once, with when to come back. The wait ends no later
+    /// than <paramref name="tokenExpires"/>, and <paramref name="stillHolds"/> (the device's token neither
+    /// expired nor revoked) is checked on every wake and at the end: when it fails, the wait ends with
+    /// <see cref="DeviceTokenLapsedException"/>, so a revoked device hears of no change after its revocation.
     /// </summary>
     public async Task<LiveAnswer> PullAsync(
-        DeviceCaller caller, UserNo user, string? since, int? pageSize, TimeSpan wait, CancellationToken cancellationToken)
+        DeviceCaller caller, UserNo user, string? since, int? pageSize, TimeSpan wait, DateTimeOffset tokenExpires, Func<bool> stillHolds,
+        CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var ends = clock.GetTimestamp() + (long)(wait.TotalSeconds * clock.TimestampFrequency);
+        var untilExpiry = tokenExpires - clock.GetUtcNow();
+        var ends = clock.GetTimestamp() + (long)(Math.Max(0, Math.Min(wait.TotalSeconds, untilExpiry.TotalSeconds)) * clock.TimestampFrequency);
         var admitted = Register(user, Protocols.Rest, out var waiter);
         using (waiter)
         {
-            var page = await PullAdmittedAsync(caller, user, since, pageSize, Protocols.Rest, first: true, cancellationToken).ConfigureAwait(false);
+            // A device back with the token its last wait ended on, nothing having happened since, waits
+            // again without a pull (QuietWaits); any other pulls first.
+            SyncChangePage page;
+            var resumed = waiter is not null && since is not null ? quiet.TryResume(caller, since) : null;
+            var period = resumed?.Period ?? quiet.ListeningPeriod;
+            var recordedAt = resumed?.RecordedAt ?? clock.GetUtcNow();
+            if (resumed is not null)
+            {
+                page = new SyncChangePage([], resumed.Token, HasMore: false) { CaughtUpThrough = resumed.CaughtUpThrough };
+                metrics?.RecordLiveResumed();
+            }
+            else
+            {
+                page = await PullAdmittedAsync(caller, user, since, pageSize, Protocols.Rest, first: true, cancellationToken).ConfigureAwait(false);
+            }
+
             if (waiter is null)
             {
                 return new LiveAnswer(page, admitted == WaitAdmission.Stopping ? null : RefusedRetryAfter, null);
@@ -59,16 +80,44 @@ public sealed class LivePull(
                 }
 
                 var signal = await WaitAsync(waiter.ArmAsync(page.CaughtUpThrough!.Value), remaining, cancellationToken).ConfigureAwait(false);
-                if (signal is not { } woken || woken.Stopping)
+                if (signal is not { } woken)
                 {
-                    return new LiveAnswer(page, null, null); // the wait is over: nothing new, the token stays valid
+                    break;
                 }
 
+                if (woken.Stopping)
+                {
+                    return new LiveAnswer(page, null, null); // the instance stops: nothing new, the token stays valid
+                }
+
+                if (!stillHolds())
+                {
+                    throw new DeviceTokenLapsedException();
+                }
+
+                if (woken.Recheck)
+                {
+                    continue; // a revocation of another device of the user: wait on
+                }
+
+                period = quiet.ListeningPeriod;
+                recordedAt = clock.GetUtcNow();
                 page = await PullAdmittedAsync(caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
                 if (page.Changes.Count > 0 || page.HasMore)
                 {
                     return new LiveAnswer(page, null, woken);
                 }
+            }
+
+            if (!stillHolds())
+            {
+                throw new DeviceTokenLapsedException();
+            }
+
+            if (page.Changes.Count == 0 && !page.HasMore)
+            {
+                // The wait is over with nothing new: the token stays valid, and the device's next wait may start without a pull.
+                quiet.Remember(caller, page.SyncToken, page.CaughtUpThrough!.Value, period, recordedAt, waiter);
             }
 
             return new LiveAnswer(page, null, null);
@@ -141,7 +190,14 @@ public sealed class LivePull(
                         throw new WaitRefusedException(WaitAdmission.Stopping, TimeSpan.Zero);
                     }
 
-                    if (signal is { } change)
+                    if (signal is { Recheck: true })
+                    {
+                        // A device of the user was revoked: a heartbeat now, which ends the watch if it was this one.
+                        await send(new LivePage(new SyncChangePage([], token!, HasMore: false), Heartbeat: true)).ConfigureAwait(false);
+                        lastSent = clock.GetTimestamp();
+                        wake = waiter.ArmAsync(page.CaughtUpThrough!.Value);
+                    }
+                    else if (signal is { } change)
                     {
                         woken = change;
                     }
@@ -162,7 +218,7 @@ public sealed class LivePull(
             Stopwatch.GetElapsedTime(signal.ReceivedAt),
             signal.StampedAt is { } stamped ? clock.GetUtcNow() - stamped : null);
 
-    private TimeSpan RefusedRetryAfter => TimeSpan.FromSeconds(_options.WaitRefusedRetryAfterSeconds);
+    private TimeSpan RefusedRetryAfter => RetryAdvice.Spread(TimeSpan.FromSeconds(_options.WaitRefusedRetryAfterSeconds));
 
     private WaitAdmission Register(UserNo user, string protocol, out ChangeWaiter? waiter)
     {
@@ -255,3 +311,10 @@ public sealed class WaitRefusedException(WaitAdmission reason, TimeSpan retryAft
 
     public TimeSpan RetryAfter { get; } = retryAfter;
 }
+
+/// <summary>
+/// A held live pull whose device token expired, or whose device was revoked, while it waited: REST
+/// answers 401, as it would the device's next request.
+/// </summary>
+public sealed class DeviceTokenLapsedException()
+    : Exception("The device's token has expired or the device was revoked while the pull waited; pull again with a valid token.");

@@ -47,6 +47,9 @@ internal sealed partial class SensitiveDataRedactor : ILogEventEnricher
         }
     }
 
+    /// <summary><paramref name="text"/> with every Kobo link's secret (the segment after <c>/kobo/</c>) cut out.</summary>
+    public static string RedactKoboSecrets(string text) => KoboSecret().Replace(text, Redacted);
+
     /// <summary>A Kobo link's secret: the path segment after <c>/kobo/</c> (a raw path the framework logs at Debug and below).</summary>
     [GeneratedRegex(@"(?<=/kobo/)(?!\{)[^/?#\s""]+")]
     private static partial Regex KoboSecret();

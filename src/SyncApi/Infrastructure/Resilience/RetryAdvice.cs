@@ -12,6 +12,13 @@ public static class RetryAdvice
     public const string ProblemExtension = "retryAfterMs";
     public const string GrpcPushbackTrailer = "grpc-retry-pushback-ms";
 
+    /// <summary>
+    /// When to come back after a refusal that many devices may get at once (the instance over capacity,
+    /// its waiting budget full): at least <paramref name="least"/> and up to twice it, at random, so that
+    /// devices refused together do not all come back together.
+    /// </summary>
+    public static TimeSpan Spread(TimeSpan least) => least + (least * Random.Shared.NextDouble());
+
     public static string HeaderSeconds(TimeSpan retryAfter) =>
         Math.Max(1, (long)Math.Ceiling(retryAfter.TotalSeconds)).ToString(CultureInfo.InvariantCulture);
 

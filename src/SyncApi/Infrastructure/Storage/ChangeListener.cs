@@ -19,10 +19,12 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// behind it pull. A lost connection is retried at once, then after 0.1 s doubling up to 5 s. While no
 /// notification comes, the connection is probed every <see cref="ProbeInterval"/> (a dead or demoted
 /// server is noticed within <see cref="ProbeInterval"/> plus <see cref="ProbeTimeout"/>); nothing polls for changes.
+/// It also tells <see cref="QuietWaits"/> when it starts and stops listening and whose changes it heard of.
 /// </summary>
 internal sealed partial class ChangeListener(
     StorageConnection connection,
     ChangeWaiters waiters,
+    QuietWaits quiet,
     IOptions<SyncOptions> options,
     IHostApplicationLifetime lifetime,
     TimeProvider clock,
@@ -80,6 +82,7 @@ internal sealed partial class ChangeListener(
                 catch (Exception error) when (!stoppingToken.IsCancellationRequested)
                 {
                     _listening = false;
+                    quiet.ListenerLost();
                     dataSource.Clear(); // the next connection is a new one, on whichever server is the primary now
                     if (lost++ == 0)
                     {
@@ -101,6 +104,7 @@ internal sealed partial class ChangeListener(
         finally
         {
             _listening = false;
+            quiet.ListenerLost();
         }
     }
 
@@ -117,6 +121,7 @@ internal sealed partial class ChangeListener(
         // Anything committed from here on is notified; anything before, the catch-up sees.
         var woken = await CatchUpAsync(listener, stoppingToken).ConfigureAwait(false);
         _listening = true;
+        quiet.ListenerUp();
         listened();
         if (listenedBefore)
         {
@@ -147,6 +152,7 @@ internal sealed partial class ChangeListener(
 
         metrics?.RecordNotificationLag(clock.GetUtcNow() - notification.StampedAt);
         waiters.Notify(notification.User, notification.Seq, new WakeSignal(received, notification.StampedAt));
+        quiet.Forget(notification.User); // after the waiters: see QuietWaits.Remember
     }
 
     /// <summary>Every user with a waiting device: where its change sequence stands; those behind it wake. Returns the users read.</summary>

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
@@ -9,7 +10,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
 /// that takes the user's change sequence, locks and loads the highlights it touches and stores the
-/// decided states in one statement; a pull is one round trip of four statements. A transaction that
+/// decided states in one statement; a pull is one round trip of five statements (the reading states'
+/// stream is <see cref="ReadingStateQueries.Changes"/>). A transaction that
 /// wrote changes also sends live pull's notification (<see cref="SyncQueries.Notify"/>), in the same round
 /// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
 /// devices are in <c>PostgresSyncStore.Devices.cs</c>.
@@ -85,6 +87,16 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                         new NpgsqlParameter<int> { TypedValue = limit },
                     },
                 },
+                new NpgsqlBatchCommand(ReadingStateQueries.Changes)
+                {
+                    Parameters =
+                    {
+                        new NpgsqlParameter<long> { TypedValue = user.Value },
+                        new NpgsqlParameter<long> { TypedValue = after.ReadingSeq },
+                        new NpgsqlParameter<long> { TypedValue = after.ReadingBook },
+                        new NpgsqlParameter<int> { TypedValue = limit },
+                    },
+                },
                 new NpgsqlBatchCommand(SyncQueries.PurgeHorizon)
                 {
                     Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
@@ -128,8 +140,16 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         }
 
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var readingStates = new List<(long, ReadingState)>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            var book = new BookNo(reader.GetInt64(1));
+            readingStates.Add((reader.GetInt64(0), PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book)));
+        }
+
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        return new StoredChanges(highlights, entitlements, committedSeq, reader.GetInt64(0));
+        return new StoredChanges(highlights, entitlements, committedSeq, reader.GetInt64(0)) { ReadingStates = readingStates };
     }
 
     public async Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken)

@@ -49,7 +49,10 @@ public sealed class SyncOptions
     [Range(1, 10_000, ErrorMessage = "Sync:MaxWaitersPerUser must be from {1} to {2}.")]
     public int MaxWaitersPerUser { get; set; } = 20;
 
-    /// <summary>When a device whose wait was refused (budget full, live pull off) should come back.</summary>
+    /// <summary>
+    /// When a device whose wait was refused (budget full, live pull off) should come back at the earliest;
+    /// each refusal gets a random time from it to twice it.
+    /// </summary>
     [Range(1, 3_600, ErrorMessage = "Sync:WaitRefusedRetryAfterSeconds must be from {1} to {2}.")]
     public int WaitRefusedRetryAfterSeconds { get; set; } = 30;
 

@@ -11,7 +11,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 /// outcome; duration by endpoint and protocol) and names the request's server span after its route
 /// or gRPC method. For gRPC the outcome is the call's <c>grpc-status</c> (in the headers of a
 /// Trailers-Only answer, else in the trailers), not the HTTP status, which is 200 either way. Live pulls
-/// (<see cref="LiveRequests"/>) are counted but not timed: they last as long as they wait.
+/// (<see cref="LiveRequests"/>) are counted but not timed: they last as long as they wait. For the same
+/// reason they are left out of ASP.NET Core's own <c>http.server.request.duration</c>.
 /// </summary>
 internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetrics metrics, EndpointLabels labels)
 {
@@ -20,6 +21,12 @@ internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetri
     public async Task InvokeAsync(HttpContext context)
     {
         var started = Stopwatch.GetTimestamp();
+        var live = LiveRequests.IsLive(context);
+        if (live && context.Features.Get<IHttpMetricsTagsFeature>() is { } hostingMetrics)
+        {
+            hostingMetrics.MetricsDisabled = true;
+        }
+
         try
         {
             await next(context);
@@ -38,7 +45,6 @@ internal sealed class RequestTelemetryMiddleware(RequestDelegate next, SyncMetri
                 var outcome = grpcStatus is { } code ? RequestOutcomes.FromGrpcStatus(code) : RequestOutcomes.FromHttpStatus(status);
                 // A live pull lasts as long as it waits for a change: counted, under a name of its own over
                 // REST, but kept out of the latency histogram (its wake latency has instruments of its own).
-                var live = LiveRequests.IsLive(context);
                 var endpoint = live && !isGrpc ? LiveRequests.RestWaitEndpoint : label.Endpoint!;
                 metrics.RecordRequest(endpoint, protocol, outcome, live ? null : elapsed);
                 NameSpan(context, label, isGrpc, grpcStatus);

@@ -50,6 +50,7 @@ public sealed class SyncMetrics : IDisposable
     private readonly Histogram<double> _liveDeliveryDuration;
     private readonly Histogram<double> _liveNotificationLag;
     private readonly Counter<long> _liveListenerReconnects;
+    private readonly Counter<long> _liveResumed;
 
     public SyncMetrics(IMeterFactory meterFactory)
     {
@@ -104,6 +105,9 @@ public sealed class SyncMetrics : IDisposable
         _liveListenerReconnects = _meter.CreateCounter<long>(
             "kobo.sync.live.listener.reconnects", "{reconnect}",
             "Times the change listener lost its database connection and listened again (waiting devices then re-check).");
+        _liveResumed = _meter.CreateCounter<long>(
+            "kobo.sync.live.resumed", "{request}",
+            "REST waits that started without a pull: the device came back with the token its last wait ended on, and nothing had changed.");
     }
 
     /// <summary>One device request: counted by outcome, its duration (unless null: a live pull) recorded for its endpoint.</summary>
@@ -205,6 +209,9 @@ public sealed class SyncMetrics : IDisposable
 
     /// <summary>The change listener is listening again after losing its connection.</summary>
     public void RecordListenerReconnect() => _liveListenerReconnects.Add(1);
+
+    /// <summary>A REST wait resumed without a pull (<see cref="Live.QuietWaits"/>).</summary>
+    public void RecordLiveResumed() => _liveResumed.Add(1);
 
     public void Dispose() => _meter.Dispose();
 }

@@ -6,7 +6,7 @@ using Microsoft.Extensions.DependencyInjection;
 namespace Kobo.Sync.SyncApi.Tests.Live.Support;
 
 /// <summary>
-/// What one service instance's own <c>Kobo.Sync</c> instruments record from now on, by instrument name
+/// What one service instance's own <c>Kobo.Sync</c> instruments (or another meter's) record from now on, by instrument name
 /// (summed over tags). Test classes run in parallel in one process and every instance's meter has the
 /// same name, so /metrics of one instance may show another's; this listens to one instance's meter only.
 /// </summary>
@@ -16,12 +16,12 @@ public sealed class HostInstruments : IDisposable
     private readonly ConcurrentDictionary<string, double> _sums = new();
     private readonly ConcurrentDictionary<string, long> _counts = new();
 
-    public HostInstruments(SyncGrpcTestHost host)
+    public HostInstruments(SyncGrpcTestHost host, string meter = "Kobo.Sync")
     {
         var factory = host.Services.GetRequiredService<IMeterFactory>();
         _listener.InstrumentPublished = (instrument, listener) =>
         {
-            if (ReferenceEquals(instrument.Meter.Scope, factory) && instrument.Meter.Name == "Kobo.Sync")
+            if (ReferenceEquals(instrument.Meter.Scope, factory) && instrument.Meter.Name == meter)
             {
                 listener.EnableMeasurementEvents(instrument);
             }

@@ -42,7 +42,7 @@ public static partial class Dashboard
     [GeneratedRegex(@"\$__(rate_interval|interval|range)")]
     private static partial Regex Macro();
 
-    private static string RepositoryRoot()
+    public static string RepositoryRoot()
     {
         for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
         {
