@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # A library-like account's first Kobo library sync, page by page. Starts the service (Release build,
 # production mode) on its embedded PostgreSQL in a private data directory, gives one user 60,000 owned
-# books and 20,000 highlights straight in the database, links a Kobo e-reader for them
+# books, 20,000 highlights and 2,000 reading states straight in the database, links a Kobo e-reader for them
 # (token --kobo-link) and walks GET /kobo/{secret}/v1/library/sync from no token until the service
 # stops saying x-kobo-sync: continue, as a device does, --rounds times (each a full first sync after
 # one unrecorded warm-up). Prints, per round, the pages, the entitlements, the p50, p99 and max time
 # of a page and the total, then the medians of the rounds, the machine's cores and load average.
 # Loopback only; the service and its PostgreSQL are stopped at the end; every step is bounded.
 #
-#   load/bench/kobo-first-sync.sh [--books 60000] [--highlights 20000] [--rounds 3] [--port 5490]
+#   load/bench/kobo-first-sync.sh [--books 60000] [--highlights 20000] [--reading-states 2000] [--rounds 3] [--port 5490]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-books=60000 highlights=20000 rounds=3 port=5490
+books=60000 highlights=20000 states=2000 rounds=3 port=5490
 while [ $# -gt 0 ]; do
   case "$1" in
     --books) books="$2"; shift 2 ;;
     --highlights) highlights="$2"; shift 2 ;;
+    --reading-states) states="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
@@ -59,7 +60,7 @@ done
 curl -fsS -o /dev/null "$url/healthz/ready" || { echo "the service did not become ready" >&2; exit 2; }
 pg="host=127.0.0.1 port=$pg_port dbname=kobo_sync user=kobo password=$(cat "$work/postgres/kobo-sync.password")"
 
-echo "==> user 1: $books owned books, $highlights highlights"
+echo "==> user 1: $books owned books, $highlights highlights, $states reading states"
 psql "$pg" -v ON_ERROR_STOP=1 -qX <<SQL
 BEGIN;
 INSERT INTO users (user_no, name, created_at) VALUES (1, 'library reader', now()) ON CONFLICT DO NOTHING;
@@ -73,9 +74,13 @@ INSERT INTO highlights (id, user_no, book_no, text, start, length, color, create
 SELECT format('highlights/users1-ebooks/%s/h%s', 1 + i % $books, lpad(i::text, 7, '0')),
        1, 1 + i % $books, 'passage ' || i, i, 20, 'yellow', now(), now(), i
 FROM generate_series(1, $highlights) i;
-UPDATE users SET change_seq = greatest(change_seq, $highlights) WHERE user_no = 1;
+DELETE FROM reading_states WHERE user_no = 1;
+INSERT INTO reading_states (user_no, book_no, percent, location, position_at, status, status_at, seq)
+SELECT 1, n, (n % 100)::float8, '{"Value":"kobo.' || n || '.1","Type":"KoboSpan"}', now(), 'reading', now(), $highlights + n
+FROM generate_series(1, $states) n;
+UPDATE users SET change_seq = greatest(change_seq, $highlights + $states) WHERE user_no = 1;
 COMMIT;
-ANALYZE users_books; ANALYZE books; ANALYZE highlights;
+ANALYZE users_books; ANALYZE books; ANALYZE highlights; ANALYZE reading_states;
 SQL
 
 endpoint=$(Storage__ConnectionString="Host=127.0.0.1;Port=$pg_port;Database=kobo_sync;Username=kobo;Password=$(cat "$work/postgres/kobo-sync.password")" \
@@ -83,14 +88,14 @@ endpoint=$(Storage__ConnectionString="Host=127.0.0.1;Port=$pg_port;Database=kobo
 case "$endpoint" in "$url"/kobo/*) ;; *) echo "no Kobo link: $endpoint" >&2; exit 2 ;; esac
 
 echo "==> walking the first library sync, $rounds rounds"
-timeout 1800 /usr/bin/python3 - "$endpoint" "$rounds" "$books" <<'PY'
+timeout 1800 /usr/bin/python3 - "$endpoint" "$rounds" "$books" "$states" <<'PY'
 import http.client, json, os, statistics, sys, time, urllib.parse
-endpoint, rounds, books = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+endpoint, rounds, books, states = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 parts = urllib.parse.urlsplit(endpoint)
 
 def walk(max_pages):
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=60)
-    token, times, items, started_all = None, [], 0, time.perf_counter()
+    token, times, items, reading, started_all = None, [], 0, 0, time.perf_counter()
     while len(times) < max_pages:
         headers = {"x-kobo-synctoken": token} if token else {}
         started = time.perf_counter()
@@ -101,23 +106,25 @@ def walk(max_pages):
         assert response.status == 200, (response.status, body[:300])
         page = json.loads(body)
         items += sum(1 for item in page if "NewEntitlement" in item)
+        reading += sum(1 for item in page if "ChangedReadingState" in item)
         token = response.getheader("x-kobo-synctoken")
         if response.getheader("x-kobo-sync") != "continue":
             break
     connection.close()
-    return times, items, (time.perf_counter() - started_all) * 1000
+    return times, items, reading, (time.perf_counter() - started_all) * 1000
 
 walk(20)  # unrecorded warm-up: the link's look-up, JIT, prepared statements
 results = []
 for r in range(1, rounds + 1):
     load = os.getloadavg()[0]
-    times, items, total = walk(10**9)
+    times, items, reading, total = walk(10**9)
     ordered = sorted(times)
     p50 = statistics.median(times)
     p99 = ordered[max(0, int(len(ordered) * 0.99) - 1)]
     results.append((len(times), items, p50, p99, ordered[-1], total, load))
-    print(f"round {r}: pages {len(times)}, entitlements {items}, page p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {ordered[-1]:.1f} ms, total {total / 1000:.2f} s (load average {load:.2f})")
+    print(f"round {r}: pages {len(times)}, entitlements {items}, reading states {reading}, page p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {ordered[-1]:.1f} ms, total {total / 1000:.2f} s (load average {load:.2f})")
     assert items == books, f"{items} entitlements for {books} owned books"
+    assert reading == states, f"{reading} reading states for {states} stored"
 median = lambda i: statistics.median(r[i] for r in results)
 print(f"median of {rounds} rounds: pages {median(0):.0f}, page p50 {median(2):.1f} ms, p99 {median(3):.1f} ms, max {median(4):.1f} ms, total {median(5) / 1000:.2f} s")
 print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} at the end")

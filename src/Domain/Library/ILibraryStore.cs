@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.Library;
 
@@ -6,11 +7,13 @@ namespace Kobo.Sync.Domain.Library;
 public interface ILibraryStore
 {
     /// <summary>
-    /// Up to <paramref name="limit"/> changes of the user's library (ownership granted or removed) after
-    /// (<paramref name="afterSeq"/>, <paramref name="afterBook"/>), in that order, with the user's change
-    /// sequence read first; highlights are not read. Null when the user does not exist. One round trip.
+    /// Up to <paramref name="limit"/> ownership changes (granted or removed) after the position's
+    /// (<see cref="SyncPosition.EntitlementSeq"/>, <see cref="SyncPosition.EntitlementBook"/>) and up to
+    /// <paramref name="limit"/> reading state changes after its (<see cref="SyncPosition.ReadingSeq"/>,
+    /// <see cref="SyncPosition.ReadingBook"/>), each in that order, with the user's change sequence read
+    /// first; highlights are not read. Null when the user does not exist. One round trip.
     /// </summary>
-    Task<LibraryChanges?> ReadChangesAsync(UserNo user, long afterSeq, long afterBook, int limit, CancellationToken cancellationToken);
+    Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken);
 
     /// <summary>The book as it stands in the user's library (removed or not); null when the user never had it.</summary>
     Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken);

@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.ReadingStates;
 
 namespace Kobo.Sync.Domain.Library;
 
@@ -10,7 +11,9 @@ public sealed record LibraryBook(
     BookNo Book, string Title, string? Author, string? Language, bool Removed, DateTimeOffset AcquiredAt, DateTimeOffset ModifiedAt);
 
 /// <summary>
-/// Changes of a user's library after a position, each with its sequence number, and the user's change
-/// sequence read before them: every change numbered up to it was committed and visible to the read.
+/// Changes of a user's library after a position, each with its sequence number: ownership changes and
+/// reading state changes, each kind in its position order, and the user's change sequence read before
+/// them: every change numbered up to it was committed and visible to the read.
 /// </summary>
-public sealed record LibraryChanges(IReadOnlyList<(long Seq, LibraryBook Book)> Books, long CommittedSeq);
+public sealed record LibraryChanges(
+    IReadOnlyList<(long Seq, LibraryBook Book)> Books, IReadOnlyList<(long Seq, ReadingState State)> ReadingStates, long CommittedSeq);

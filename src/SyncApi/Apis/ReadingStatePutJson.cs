@@ -1,6 +1,8 @@
 using System.Text.Json.Serialization;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Sync;
+using Microsoft.AspNetCore.OpenApi;
+using Microsoft.OpenApi;
 
 namespace Kobo.Sync.SyncApi.Apis;
 
@@ -16,6 +18,28 @@ public sealed record ReadingStatePutJson(ReadingPositionJson? Position, ReadingS
         Position is { } p ? new PushedPosition(p.Percent, p.Location, Time(p.ModifiedAt)) : null,
         Status is { } s ? new PushedStatus(s.Value, Time(s.ModifiedAt)) : null,
         Statistics is { } t ? new PushedStatistics(t.TimeSpentMinutes, Time(t.ModifiedAt)) : null);
+
+    /// <summary>
+    /// Describes what the OpenAPI generator cannot see through, as <see cref="PushedChangeJson.DescribeSchema"/>
+    /// does for a push: text read by a converter is a string still, and a group's <c>modifiedAt</c> text is a date and time.
+    /// </summary>
+    public static Task DescribeSchema(OpenApiSchema schema, OpenApiSchemaTransformerContext context, CancellationToken cancellationToken)
+    {
+        if (context.JsonPropertyInfo is { DeclaringType: var type, Name: var name } property
+            && (type == typeof(ReadingPositionJson) || type == typeof(ReadingStatusJson) || type == typeof(ReadingStatisticsJson)))
+        {
+            if (property.CustomConverter is DeviceTextJsonConverter)
+            {
+                schema.Type = JsonSchemaType.String | JsonSchemaType.Null;
+            }
+            else if (name == "modifiedAt")
+            {
+                schema.Format = "date-time";
+            }
+        }
+
+        return Task.CompletedTask;
+    }
 
     private static DeviceTime? Time(string? text) => text is null ? null : DeviceTime.FromText(text);
 }

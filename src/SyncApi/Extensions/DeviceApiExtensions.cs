@@ -55,6 +55,7 @@ public static class DeviceApiExtensions
                 return Task.CompletedTask;
             });
             options.AddSchemaTransformer(PushedChangeJson.DescribeSchema);
+            options.AddSchemaTransformer(ReadingStatePutJson.DescribeSchema);
         });
         return builder;
     }

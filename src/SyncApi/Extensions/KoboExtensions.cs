@@ -38,6 +38,7 @@ public static class KoboExtensions
         KoboRoutes.MapKoboGroup(app)
             .MapKoboDevice()
             .MapKoboLibrary()
+            .MapKoboReadingState()
             .MapKoboStore()
             .MapKoboAnnotations();
         return app;

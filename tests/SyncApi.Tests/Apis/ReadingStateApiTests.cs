@@ -1,5 +1,6 @@
 using System.Text.Json;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.ReadingStateCalls;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
 
@@ -164,5 +165,21 @@ public sealed class ReadingStateApiTests(SyncServiceDatabase db) : IClassFixture
 
         Assert.Equal(["readingState"], changes.Select(c => c.Str("kind")));
         Assert.Empty((await device.PullAllAsync(user, next)).Changes);
+    }
+
+    [Fact]
+    public async Task TheOpenApiDocumentDescribesTheReadingStatePutFieldForField()
+    {
+        var document = await db.Factory.CreateClient().GetJsonAsync("/openapi/v1.json", 200);
+
+        var operations = document.GetProperty("paths").GetProperty("/v1/users/{userNo}/books/{bookNo}/reading-state");
+        Assert.True(operations.TryGetProperty("get", out _));
+        Assert.True(operations.TryGetProperty("put", out _));
+        var schemas = document.GetProperty("components").GetProperty("schemas");
+        var position = schemas.GetProperty("ReadingPositionJson").GetProperty("properties");
+        Assert.Contains("string", position.GetProperty("location").GetProperty("type").EnumerateArray().Select(t => t.GetString()));
+        Assert.Equal("date-time", position.GetProperty("modifiedAt").GetProperty("format").GetString());
+        var status = schemas.GetProperty("ReadingStatusJson").GetProperty("properties");
+        Assert.Contains("string", status.GetProperty("value").GetProperty("type").EnumerateArray().Select(t => t.GetString()));
     }
 }

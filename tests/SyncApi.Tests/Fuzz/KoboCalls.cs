@@ -12,7 +12,8 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// Requests to the Kobo device protocol under <c>/kobo/{secret}/</c>: the fuzzed user's real link secret
 /// mostly (so inputs reach the handlers), then mutated, made-up and odd secrets that must be refused;
 /// initialization, device auth with generated bodies, library sync with real, mutated, foreign and odd
-/// <c>x-kobo-synctoken</c> values, book metadata and archiving with real, foreign and odd UUIDs, and
+/// <c>x-kobo-synctoken</c> values, book metadata, archiving and reading states (generated bodies) with
+/// real, foreign and odd UUIDs, and
 /// store or unknown paths with any method.
 /// </summary>
 internal static class KoboCalls
@@ -47,12 +48,22 @@ internal static class KoboCalls
                 "/v1/analytics/event", "/v1/deals", "/v1/products/featured/", "/v1/library/tags", "/v1/library/sync/extra", "/")),
             (2, OddText.Any.Select(t => "/v1/" + OddText.Percent(t))));
         var method = Gen.OneOf(HttpMethod.Get, HttpMethod.Post, HttpMethod.Put, HttpMethod.Delete, HttpMethod.Patch);
+        var stateBody = Gen.Frequency(
+            (4, Gen.Select(Gen.Double[-10, 120], Gen.Int[-5, 100_000], Gen.OneOf("ReadyToRead", "Reading", "Finished", "Other", ""),
+                Gen.OneOf("2026-11-20T10:00:00Z", "2026-11-20T10:00:00.0000000Z", "2126-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "yesterday", ""),
+                (p, m, s, t) => (byte[]?)Encoding.UTF8.GetBytes(
+                    $"{{\"ReadingStates\":[{{\"CurrentBookmark\":{{\"ProgressPercent\":{p.ToString(System.Globalization.CultureInfo.InvariantCulture)},\"Location\":{{\"Value\":\"kobo.1.2\",\"Type\":\"KoboSpan\"}},\"LastModified\":\"{t}\"}},"
+                    + $"\"Statistics\":{{\"SpentReadingMinutes\":{m},\"LastModified\":\"{t}\"}},\"StatusInfo\":{{\"Status\":\"{s}\",\"LastModified\":\"{t}\"}}}}]}}"))),
+            (2, PushBodies.Any.Select(b => (byte[]?)b)),
+            (1, OddText.Any.Select(t => (byte[]?)Encoding.UTF8.GetBytes(OddText.Json(t)))));
         return Gen.Frequency(
             (2, Gen.Select(secret, s => Call("KoboInitialization", HttpMethod.Get, s, world, "/v1/initialization"))),
             (2, Gen.Select(secret, body, (s, b) => Call("KoboAuthDevice", HttpMethod.Post, s, world, "/v1/auth/device", b))),
             (5, Gen.Select(secret, token, (s, t) => Call("KoboLibrarySync", HttpMethod.Get, s, world, "/v1/library/sync", token: t))),
             (2, Gen.Select(secret, uuid, (s, u) => Call("KoboBookMetadata", HttpMethod.Get, s, world, $"/v1/library/{u}/metadata"))),
             (1, Gen.Select(secret, uuid, (s, u) => Call("KoboArchiveBook", HttpMethod.Delete, s, world, $"/v1/library/{u}"))),
+            (2, Gen.Select(secret, uuid, (s, u) => Call("KoboGetReadingState", HttpMethod.Get, s, world, $"/v1/library/{u}/state"))),
+            (3, Gen.Select(secret, uuid, stateBody, (s, u, b) => Call("KoboPutReadingState", HttpMethod.Put, s, world, $"/v1/library/{u}/state", b))),
             (2, Gen.Select(secret, method, storePath, body, (s, m, p, b) =>
                 Call("KoboStoreCall", m, s, world, p, m == HttpMethod.Get || m == HttpMethod.Delete ? null : b))));
     }

@@ -64,6 +64,26 @@ public sealed class KoboLinkTests(SyncServiceDatabase db) : IClassFixture<SyncSe
     }
 
     [Fact]
+    public async Task ADeviceKeepsItsFiveNewestLinksAndASixthRevokesTheOldest()
+    {
+        var user = db.NewUser();
+        using var phone = db.Device(user, "phone");
+        var roots = new List<string>();
+        for (var i = 0; i < 6; i++)
+        {
+            roots.Add(KoboLinks.RootOf(await phone.LinkAsync(user)));
+            await Task.Delay(20, TestTimeout.Token); // distinct creation times
+        }
+
+        using var kobo = db.Factory.CreateClient();
+        Assert.Equal(HttpStatusCode.Unauthorized, await InitializeAsync(kobo, roots[0]));
+        foreach (var root in roots.Skip(1))
+        {
+            Assert.Equal(HttpStatusCode.OK, await InitializeAsync(kobo, root));
+        }
+    }
+
+    [Fact]
     public async Task ALinkForAnotherUserIsForbiddenAndAnAnonymousCallerIsRefused()
     {
         var user = db.NewUser();

@@ -11,7 +11,8 @@ using Microsoft.Extensions.Options;
 namespace Kobo.Sync.SyncApi.Apis.Kobo;
 
 /// <summary>
-/// The device's library: <c>GET v1/library/sync</c> (a delta pull in pages of 100, the position in
+/// The device's library: <c>GET v1/library/sync</c> (a delta pull of ownership and reading state
+/// changes, <c>NewEntitlement</c> / <c>ChangedEntitlement</c> / <c>ChangedReadingState</c> items in pages of 100, the position in
 /// <c>x-kobo-synctoken</c>, <c>x-kobo-sync: continue</c> while more remains), a book's metadata, and
 /// <c>DELETE v1/library/{uuid}</c> (archiving: the user's ownership of the book is removed, as a
 /// removal through any other device would be, and the next sync carries it as a removed entitlement).
@@ -47,13 +48,23 @@ internal static class KoboLibraryApi
 
         var now = KoboJson.Timestamp(clock.GetUtcNow());
         var contentBase = options.Value.ContentBase;
-        var body = new ArrayBufferWriter<byte>(4096 + (page.Books.Count * 1536));
+        var body = new ArrayBufferWriter<byte>(4096 + (page.Books.Count * 1536) + (page.ReadingStates.Count * 512));
         using (var json = new Utf8JsonWriter(body))
         {
             json.WriteStartArray();
             foreach (var book in page.Books)
             {
                 KoboEntitlements.WriteSyncItem(json, book, now, contentBase);
+            }
+
+            foreach (var state in page.ReadingStates)
+            {
+                json.WriteStartObject();
+                json.WriteStartObject("ChangedReadingState");
+                json.WritePropertyName("ReadingState");
+                KoboReadingStates.Write(json, state, clock.GetUtcNow());
+                json.WriteEndObject();
+                json.WriteEndObject();
             }
 
             json.WriteEndArray();

@@ -1,5 +1,7 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
+using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;
@@ -9,14 +11,14 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// Library sync's reads on PostgreSQL (<see cref="LibraryQueries"/>), each in its storage pipeline, on
 /// the primary: a device archiving a book reads its library right after. A page of changes is one batch:
-/// the user's committed change sequence, then the keyset range.
+/// the user's committed change sequence, then the keyset ranges of ownership and of reading states.
 /// </summary>
 public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePipelines pipelines) : ILibraryStore
 {
-    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, long afterSeq, long afterBook, int limit, CancellationToken cancellationToken) =>
+    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (dataSource, user, afterSeq, afterBook, limit),
-            static (s, ct) => ReadChangesCoreAsync(s.dataSource, s.user, s.afterSeq, s.afterBook, s.limit, ct),
+            StoragePipelines.PrimaryRead, (dataSource, user, after, limit),
+            static (s, ct) => ReadChangesCoreAsync(s.dataSource, s.user, s.after, s.limit, ct),
             cancellationToken);
 
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
@@ -26,7 +28,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             cancellationToken);
 
     private static async Task<LibraryChanges?> ReadChangesCoreAsync(
-        NpgsqlDataSource dataSource, UserNo user, long afterSeq, long afterBook, int limit, CancellationToken cancellationToken)
+        NpgsqlDataSource dataSource, UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var batch = dataSource.CreateBatch();
@@ -36,8 +38,18 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             Parameters =
             {
                 new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<long> { TypedValue = afterSeq },
-                new NpgsqlParameter<long> { TypedValue = afterBook },
+                new NpgsqlParameter<long> { TypedValue = after.EntitlementSeq },
+                new NpgsqlParameter<long> { TypedValue = after.EntitlementBook },
+                new NpgsqlParameter<int> { TypedValue = limit },
+            },
+        });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(ReadingStateQueries.Changes)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = after.ReadingSeq },
+                new NpgsqlParameter<long> { TypedValue = after.ReadingBook },
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         });
@@ -55,7 +67,15 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             books.Add((reader.GetInt64(0), Read(reader, 1)));
         }
 
-        return new LibraryChanges(books, committed);
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var states = new List<(long, ReadingState)>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            var book = new BookNo(reader.GetInt64(1));
+            states.Add((reader.GetInt64(0), PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book)));
+        }
+
+        return new LibraryChanges(books, states, committed);
     }
 
     private static async Task<LibraryBook?> ReadBookCoreAsync(NpgsqlDataSource dataSource, UserNo user, BookNo book, CancellationToken cancellationToken)
