@@ -1,8 +1,14 @@
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.SyncApi.Infrastructure.Kobo;
 
 var builder = ServiceSettings.CreateBuilder(args);
+if (KoboLinkCommand.IsRequested(args))
+{
+    return await KoboLinkCommand.RunAsync(builder.Configuration, args, Console.Out, Console.Error);
+}
+
 if (TokenCommand.IsRequested(args))
 {
     return TokenCommand.Run(builder.Configuration, args, Console.Out, Console.Error);
@@ -15,6 +21,7 @@ builder.AddStorage();
 builder.AddDeviceAuth();
 builder.AddAdmissionControl();
 builder.AddDeviceApis();
+builder.AddKobo();
 builder.AddLivePull();
 builder.AddSyncGrpc();
 
@@ -29,6 +36,7 @@ app.UseSyncGrpc();
 app.MapServiceDefaults();
 app.MapTelemetry();
 app.MapDeviceApis();
+app.MapKobo();
 app.MapSyncGrpc();
 
 app.Run();

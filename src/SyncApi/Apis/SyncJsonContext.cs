@@ -12,5 +12,5 @@ namespace Kobo.Sync.SyncApi.Apis;
 [JsonSerializable(typeof(DevicePage))]
 [JsonSerializable(typeof(ReadingStatePutJson))]
 [JsonSerializable(typeof(ReadingStatePutResponse))]
-[JsonSerializable(typeof(Kobo.Sync.Domain.ReadingStates.ReadingState))]
+[JsonSerializable(typeof(global::Kobo.Sync.Domain.ReadingStates.ReadingState))]
 internal sealed partial class SyncJsonContext : JsonSerializerContext;

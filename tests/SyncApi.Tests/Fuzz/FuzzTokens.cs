@@ -11,6 +11,9 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// <summary>The Authorization a generated request carries, and the devices it may name should the service accept it.</summary>
 internal sealed record FuzzAuth(string? Header, string[] Devices, string Label, bool MustBeRefused = false)
 {
+    /// <summary>For a Kobo call: the link secret in its path, when not the real one.</summary>
+    public string? Secret { get; init; }
+
     public override string ToString() => $"{Label}: {(Header is null ? "(none)" : OddText.Show(Header))}";
 }
 

@@ -26,6 +26,13 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
         RunAsync("rest-sync", RestCalls.Sync(service.World, FuzzTokens.For(FuzzedService.User)), 1_500);
 
     [Fact]
+    public async Task TheKoboDeviceProtocolAnswersEveryGeneratedRequestWithoutAServerError()
+    {
+        var world = await KoboWorld.CreateAsync(service.Host, service.World.SyncTokens);
+        await RunAsync("rest-kobo", KoboCalls.Any(world), 2_000);
+    }
+
+    [Fact]
     public Task ReadingAndPuttingReadingStatesWithGeneratedBodiesNeverFailsTheServerAndStoresOnlyWhatItAccepted() =>
         RunAsync("rest-reading-state", RestCalls.ReadingStates(FuzzTokens.For(FuzzedService.User)), 1_500);
 

@@ -140,6 +140,21 @@ internal static class RestVerdicts
             case "RevokeDevice":
                 ledger.Touched([call.RevokedDevice!]);
                 break;
+            case "KoboPutReadingState":
+                // The book is the UUID in the path: /kobo/{secret}/v1/library/{uuid}/state.
+                if (Kobo.Sync.Domain.Ids.BookUuid.TryParse(call.Target.Split('/')[^2], out var book))
+                {
+                    ledger.Wrote(FuzzLedger.ReadingState(book.ToString()));
+                }
+
+                break;
+            case "KoboLibrarySync":
+                // A linked e-reader's sync counts as its linking device's.
+                ledger.Touched(call.Auth.Devices);
+                break;
+            case "KoboPatchAnnotations":
+                KoboAnnotationCalls.Record(call, body, ledger);
+                break;
         }
 
         return null;

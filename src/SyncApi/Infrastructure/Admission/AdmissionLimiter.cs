@@ -8,7 +8,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// <summary>
 /// The one limiter every request passes (ASP.NET Core rate limiting's global limiter), two limits
 /// chained: a concurrency limit with a bounded queue for the instance as a whole, then a token
-/// bucket per device. Health probes pass both untouched: an overloaded instance must still say so.
+/// bucket per device (a Kobo link's bucket is its own, <c>Admission:PerKoboLink*</c>). Health probes pass both untouched: an overloaded instance must still say so.
 /// A request refused by the first is answered 503, by the second 429 (<see cref="AdmissionRejection"/>).
 /// A live pull (<see cref="LiveRequests.IsLive"/>) passes the first without a slot: it may wait a minute
 /// for a change holding nothing, and takes a slot of the same limit around each database call instead.
@@ -32,13 +32,21 @@ internal static class AdmissionLimiter
             // No timer per device: the partitioned limiter's own heartbeat refills every bucket.
             AutoReplenishment = false,
         });
+        Func<string, TokenBucketRateLimiter> perKoboLink = _ => new TokenBucketRateLimiter(new TokenBucketRateLimiterOptions
+        {
+            TokenLimit = options.PerKoboLinkBurst,
+            TokensPerPeriod = options.PerKoboLinkRequestsPerSecond,
+            ReplenishmentPeriod = TimeSpan.FromSeconds(1),
+            QueueLimit = 0,
+            AutoReplenishment = false,
+        });
         var exempt = RateLimitPartition.GetNoLimiter(Exempt);
         var instancePartition = RateLimitPartition.Get(Instance, instance);
 
         return PartitionedRateLimiter.CreateChained(
             PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context) || LiveRequests.IsLive(context) ? exempt : instancePartition),
             PartitionedRateLimiter.Create<HttpContext, string>(context => DeviceOf(context) is { } device
-                ? RateLimitPartition.Get(device, perDevice)
+                ? RateLimitPartition.Get(device, device.StartsWith(KoboLinkAuthentication.AdmissionPrefix, StringComparison.Ordinal) ? perKoboLink : perDevice)
                 : exempt));
     }
 

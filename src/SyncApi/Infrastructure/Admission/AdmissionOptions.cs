@@ -21,6 +21,15 @@ public sealed class AdmissionOptions
     public int PerDeviceBurst { get; set; } = 20;
 
     /// <summary>
+    /// Sustained requests per second one Kobo link may make: a Kobo e-reader pulls its library in pages
+    /// of 100 back to back (600 pages for 60,000 books), so it has a bucket of its own...
+    /// </summary>
+    public int PerKoboLinkRequestsPerSecond { get; set; } = 50;
+
+    /// <summary>...and the burst it may make above that.</summary>
+    public int PerKoboLinkBurst { get; set; } = 100;
+
+    /// <summary>
     /// The least <c>Retry-After</c> given when the service as a whole is over capacity; each refusal gets
     /// a random time from it to twice it, so that devices refused together do not come back together.
     /// </summary>

@@ -13,6 +13,8 @@ internal sealed class AdmissionOptionsValidator : IValidateOptions<AdmissionOpti
         AtLeast(failures, nameof(AdmissionOptions.PerDeviceRequestsPerSecond), options.PerDeviceRequestsPerSecond, 1);
         AtLeast(failures, nameof(AdmissionOptions.PerDeviceBurst), options.PerDeviceBurst, 1);
         AtLeast(failures, nameof(AdmissionOptions.OverloadRetryAfterMs), options.OverloadRetryAfterMs, 1);
+        AtLeast(failures, nameof(AdmissionOptions.PerKoboLinkRequestsPerSecond), options.PerKoboLinkRequestsPerSecond, 1);
+        AtLeast(failures, nameof(AdmissionOptions.PerKoboLinkBurst), options.PerKoboLinkBurst, 1);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 

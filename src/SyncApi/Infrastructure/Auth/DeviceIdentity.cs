@@ -9,7 +9,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// serves every later request of that device, so those requests read these instead of searching and
 /// parsing the claims again.
 /// </summary>
-internal sealed class DeviceIdentity(IEnumerable<Claim> claims, DeviceCaller caller, DateTimeOffset issuedAt, DateTimeOffset expiresAt)
+internal sealed class DeviceIdentity(
+    IEnumerable<Claim> claims, DeviceCaller caller, DateTimeOffset issuedAt, DateTimeOffset expiresAt, string? deviceKey = null)
     : ClaimsIdentity(claims, DeviceAuthentication.Scheme, DeviceAuthentication.UserClaim, null)
 {
     public DeviceCaller Caller { get; } = caller;
@@ -20,6 +21,6 @@ internal sealed class DeviceIdentity(IEnumerable<Claim> claims, DeviceCaller cal
     /// <summary>When the token expires (its <c>exp</c>): a call that outlives it (a long watch) is ended then.</summary>
     public DateTimeOffset ExpiresAt { get; } = expiresAt;
 
-    /// <summary>"user/device": the per-device admission partition.</summary>
-    public string DeviceKey { get; } = $"{caller.User}/{caller.DeviceId}";
+    /// <summary>"user/device": the per-device admission partition (a Kobo link has one of its own).</summary>
+    public string DeviceKey { get; } = deviceKey ?? $"{caller.User}/{caller.DeviceId}";
 }

@@ -6,7 +6,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// <summary>
 /// <c>token --user N [--device ID] [--hours H]</c> prints one device token signed with the configured
 /// <c>Auth:SigningKey</c>; <c>token --users FROM-TO</c> prints <c>userNo TAB token</c> lines, one per user,
-/// for load runs. Nothing else starts: no listener, no database.
+/// for load runs. Nothing else starts: no listener, no database. With <c>--kobo-link</c> it prints a Kobo
+/// link instead (<see cref="Kobo.KoboLinkCommand"/>), which needs the database.
 /// </summary>
 public static class TokenCommand
 {
@@ -72,7 +73,7 @@ public static class TokenCommand
     private static int Usage(TextWriter error, string message)
     {
         error.WriteLine(message);
-        error.WriteLine("usage: token --user N [--device ID] [--hours H] | token --users FROM-TO [--device ID] [--hours H]");
+        error.WriteLine("usage: token --user N [--device ID] [--hours H] | token --users FROM-TO [--device ID] [--hours H] | token --kobo-link --user N [--device ID]");
         return 2;
     }
 }

@@ -58,8 +58,8 @@ internal static class SerilogSetup
 
             return logger.CreateLogger();
         });
-        builder.Services.AddSingleton<ILoggerProvider>(services =>
-            new SerilogLoggerProvider(services.GetRequiredService<Serilog.ILogger>(), dispose: false));
+        builder.Services.AddSingleton<ILoggerProvider>(services => new RedactingLoggerProvider(
+            new SerilogLoggerProvider(services.GetRequiredService<Serilog.ILogger>(), dispose: false)));
 
         // What Serilog.AspNetCore's request logging needs (AddSerilog would register it too).
         builder.Services.AddSingleton(services => new DiagnosticContext(services.GetRequiredService<Serilog.ILogger>()));

@@ -106,6 +106,15 @@ public sealed partial class PostgresSyncStore
                 new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked },
             },
         });
+        // The device's Kobo links are revoked with it, for good: the device's revocation lapses, theirs does not.
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(KoboLinkQueries.RevokeWithDevice)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<string> { TypedValue = deviceId },
+            },
+        });
         await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);

@@ -1,0 +1,20 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Sync;
+
+namespace Kobo.Sync.Domain.Library;
+
+/// <summary>The reads of library sync, as the store must provide them. Implemented by the storage adapter.</summary>
+public interface ILibraryStore
+{
+    /// <summary>
+    /// Up to <paramref name="limit"/> ownership changes (granted or removed) after the position's
+    /// (<see cref="SyncPosition.EntitlementSeq"/>, <see cref="SyncPosition.EntitlementBook"/>) and up to
+    /// <paramref name="limit"/> reading state changes after its (<see cref="SyncPosition.ReadingSeq"/>,
+    /// <see cref="SyncPosition.ReadingBook"/>), each in that order, with the user's change sequence read
+    /// first; highlights are not read. Null when the user does not exist. One round trip.
+    /// </summary>
+    Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken);
+
+    /// <summary>The book as it stands in the user's library (removed or not); null when the user never had it.</summary>
+    Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken);
+}

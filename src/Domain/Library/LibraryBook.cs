@@ -1,0 +1,19 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.ReadingStates;
+
+namespace Kobo.Sync.Domain.Library;
+
+/// <summary>
+/// A book in a user's library as a reading device lists it: the catalogue's title, author and
+/// language, when the user got it, when their ownership last changed, and whether it was removed.
+/// </summary>
+public sealed record LibraryBook(
+    BookNo Book, string Title, string? Author, string? Language, bool Removed, DateTimeOffset AcquiredAt, DateTimeOffset ModifiedAt);
+
+/// <summary>
+/// Changes of a user's library after a position, each with its sequence number: ownership changes and
+/// reading state changes, each kind in its position order, and the user's change sequence read before
+/// them: every change numbered up to it was committed and visible to the read.
+/// </summary>
+public sealed record LibraryChanges(
+    IReadOnlyList<(long Seq, LibraryBook Book)> Books, IReadOnlyList<(long Seq, ReadingState State)> ReadingStates, long CommittedSeq);

@@ -1,0 +1,100 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Sync;
+
+namespace Kobo.Sync.Domain.Library;
+
+/// <summary>
+/// Library sync for reading devices that pull their library alone (the Kobo protocol): a delta pull of
+/// the user's ownership and reading state changes in pages (highlights travel apart), positions carried in the service's own signed sync token
+/// (<see cref="SyncTokens"/>), wrapped with <see cref="TokenPrefix"/> so that it is told apart from the
+/// tokens other servers hand out. A missing, foreign, altered, expired or another user's token starts
+/// a full sync: never an error, since a device that cannot sync cannot recover on its own.
+/// </summary>
+public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens)
+{
+    /// <summary>Marks a token as this service's; any other token (the store's contain a '.') is foreign.</summary>
+    public const string TokenPrefix = "kobosync1:";
+
+    /// <summary>Items per page, as the Kobo store and calibre-web page them.</summary>
+    public const int PageSize = 100;
+
+    public async Task<LibraryPage> PullAsync(DeviceCaller caller, string? syncToken, CancellationToken cancellationToken)
+    {
+        var user = caller.User;
+        var position = Resolve(user, syncToken);
+        var rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
+            ?? throw new ResourceNotFoundException($"User {user} does not exist.");
+
+        // Merge the two keyset streams by sequence number, ownership first on a tie (the book before its
+        // state); each kind's position moves past what this page takes.
+        var books = new List<LibraryBook>();
+        var states = new List<ReadingState>();
+        int b = 0, r = 0;
+        var next = position;
+        while (books.Count + states.Count < PageSize && (b < rows.Books.Count || r < rows.ReadingStates.Count))
+        {
+            if (b < rows.Books.Count && (r == rows.ReadingStates.Count || rows.Books[b].Seq <= rows.ReadingStates[r].Seq))
+            {
+                var (seq, book) = rows.Books[b++];
+                books.Add(book);
+                next = next with { EntitlementSeq = seq, EntitlementBook = book.Book.Value };
+            }
+            else
+            {
+                var (seq, state) = rows.ReadingStates[r++];
+                states.Add(state);
+                next = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
+            }
+        }
+
+        // Caught up: the token may move past every change committed before the read, so the next sync
+        // starts after them even when the last of them was of another kind (a highlight).
+        var hasMore = b < rows.Books.Count || r < rows.ReadingStates.Count;
+        if (!hasMore)
+        {
+            if (rows.CommittedSeq >= next.EntitlementSeq)
+            {
+                next = next.WithEntitlementsThrough(rows.CommittedSeq);
+            }
+
+            if (rows.CommittedSeq >= next.ReadingSeq)
+            {
+                next = next.WithReadingStatesThrough(rows.CommittedSeq);
+            }
+        }
+
+        next = next with { PagesInSync = hasMore ? position.PagesInSync + 1 : 0 };
+        return new LibraryPage(books, states, TokenPrefix + tokens.Issue(user, next), hasMore, position.IsStart)
+        {
+            PageOfSync = position.PagesInSync + 1,
+        };
+    }
+
+    /// <summary>The position a device's token names; the start (a full sync) for anything not a valid token of this user.</summary>
+    public SyncPosition Resolve(UserNo user, string? syncToken)
+    {
+        if (string.IsNullOrEmpty(syncToken) || !syncToken.StartsWith(TokenPrefix, StringComparison.Ordinal))
+        {
+            return SyncPosition.Start;
+        }
+
+        try
+        {
+            return tokens.Resolve(user, syncToken[TokenPrefix.Length..]);
+        }
+        catch (InvalidRequestException)
+        {
+            return SyncPosition.Start;
+        }
+    }
+}
+
+/// <summary>A page of library and reading state changes, the token for the next pull, whether more remain, and whether it began a full sync.</summary>
+public sealed record LibraryPage(
+    IReadOnlyList<LibraryBook> Books, IReadOnlyList<ReadingState> ReadingStates, string SyncToken, bool HasMore, bool FullSync)
+{
+    /// <summary>Which page of its sync this is (1 for the first); for telemetry.</summary>
+    public int PageOfSync { get; init; } = 1;
+}

@@ -1,0 +1,120 @@
+using System.Text.Json;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Library;
+
+namespace Kobo.Sync.SyncApi.Apis.Kobo;
+
+/// <summary>
+/// A library book in the Kobo store's shapes, with the fields calibre-web fills: the
+/// <c>BookEntitlement</c> (the device's right to the book; <c>IsRemoved</c> takes it off the device)
+/// and the <c>BookMetadata</c> (what the library shows, and where to download the file). Every id of
+/// the book is its <see cref="BookUuid"/>. Written straight to UTF-8: a page holds a hundred of them.
+/// </summary>
+internal static class KoboEntitlements
+{
+    /// <summary>The category and genre calibre-web gives every book.</summary>
+    private const string DefaultCategory = "00000000-0000-0000-0000-000000000001";
+
+    /// <summary>One sync item: <c>NewEntitlement</c> for a book the user owns, <c>ChangedEntitlement</c> (removed) for one they no longer do.</summary>
+    public static void WriteSyncItem(Utf8JsonWriter json, LibraryBook book, string now, Uri? contentBase)
+    {
+        json.WriteStartObject();
+        json.WriteStartObject(book.Removed ? "ChangedEntitlement" : "NewEntitlement");
+        json.WritePropertyName("BookEntitlement");
+        WriteEntitlement(json, book, now);
+        json.WritePropertyName("BookMetadata");
+        WriteMetadata(json, book, contentBase);
+        json.WriteEndObject();
+        json.WriteEndObject();
+    }
+
+    public static void WriteEntitlement(Utf8JsonWriter json, LibraryBook book, string now)
+    {
+        var uuid = BookUuid.Format(book.Book);
+        json.WriteStartObject();
+        json.WriteString("Accessibility", "Full");
+        json.WriteStartObject("ActivePeriod");
+        json.WriteString("From", now);
+        json.WriteEndObject();
+        json.WriteString("Created", KoboJson.Timestamp(book.AcquiredAt));
+        json.WriteString("CrossRevisionId", uuid);
+        json.WriteString("Id", uuid);
+        json.WriteBoolean("IsHiddenFromArchive", false);
+        json.WriteBoolean("IsLocked", false);
+        json.WriteBoolean("IsRemoved", book.Removed);
+        json.WriteString("LastModified", KoboJson.Timestamp(book.ModifiedAt));
+        json.WriteString("OriginCategory", "Imported");
+        json.WriteString("RevisionId", uuid);
+        json.WriteString("Status", "Active");
+        json.WriteEndObject();
+    }
+
+    public static void WriteMetadata(Utf8JsonWriter json, LibraryBook book, Uri? contentBase)
+    {
+        var uuid = BookUuid.Format(book.Book);
+        json.WriteStartObject();
+        json.WriteStartArray("Categories");
+        json.WriteStringValue(DefaultCategory);
+        json.WriteEndArray();
+        json.WriteStartArray("ContributorRoles");
+        if (book.Author is { Length: > 0 } role)
+        {
+            json.WriteStartObject();
+            json.WriteString("Name", role);
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        json.WriteStartArray("Contributors");
+        if (book.Author is { Length: > 0 } author)
+        {
+            json.WriteStringValue(author);
+        }
+
+        json.WriteEndArray();
+        json.WriteString("CoverImageId", uuid);
+        json.WriteString("CrossRevisionId", uuid);
+        json.WriteStartObject("CurrentDisplayPrice");
+        json.WriteString("CurrencyCode", "USD");
+        json.WriteNumber("TotalAmount", 0);
+        json.WriteEndObject();
+        json.WriteStartObject("CurrentLoveDisplayPrice");
+        json.WriteNumber("TotalAmount", 0);
+        json.WriteEndObject();
+        json.WriteNull("Description");
+        json.WriteStartArray("DownloadUrls");
+        if (contentBase is not null)
+        {
+            json.WriteStartObject();
+            json.WriteString("Format", "EPUB3");
+            json.WriteString("Url", DownloadUrl(contentBase, book.Book));
+            json.WriteString("Platform", "Generic");
+            json.WriteEndObject();
+        }
+
+        json.WriteEndArray();
+        json.WriteString("EntitlementId", uuid);
+        json.WriteStartArray("ExternalIds");
+        json.WriteEndArray();
+        json.WriteString("Genre", DefaultCategory);
+        json.WriteBoolean("IsEligibleForKoboLove", false);
+        json.WriteBoolean("IsInternetArchive", false);
+        json.WriteBoolean("IsPreOrder", false);
+        json.WriteBoolean("IsSocialEnabled", true);
+        json.WriteString("Language", book.Language is { Length: > 0 } language ? language : "en");
+        json.WriteStartObject("PhoneticPronunciations");
+        json.WriteEndObject();
+        json.WriteStartObject("Publisher");
+        json.WriteString("Imprint", string.Empty);
+        json.WriteNull("Name");
+        json.WriteEndObject();
+        json.WriteString("RevisionId", uuid);
+        json.WriteString("Title", book.Title);
+        json.WriteString("WorkId", uuid);
+        json.WriteEndObject();
+    }
+
+    /// <summary><c>{Kobo:ContentBaseUrl}/ebooks/{bookNo}.epub</c>: the content origin's address of the book's file.</summary>
+    public static string DownloadUrl(Uri contentBase, BookNo book) =>
+        contentBase.GetLeftPart(UriPartial.Path).TrimEnd('/') + "/ebooks/" + book + ".epub";
+}

@@ -1,0 +1,55 @@
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Kobo;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.Extensions.Options;
+
+namespace Kobo.Sync.SyncApi.Apis.Kobo;
+
+/// <summary>
+/// Linking a Kobo e-reader: a device of the user (bearer token) asks for a link and gets the
+/// <c>apiEndpoint</c> to paste into the e-reader's configuration. The link is bound to the user and to
+/// the asking device: revoking that device revokes the link for good.
+/// </summary>
+internal static class KoboLinksApi
+{
+    public static RouteGroupBuilder MapKoboLinksApi(this IEndpointRouteBuilder app)
+    {
+        var group = app.MapGroup("/v1/users/{userNo}/kobo-links")
+            .RequireAuthorization()
+            .WithTags("Kobo")
+            .ProducesProblem(StatusCodes.Status400BadRequest)
+            .ProducesProblem(StatusCodes.Status401Unauthorized)
+            .ProducesProblem(StatusCodes.Status403Forbidden)
+            .ProducesProblem(StatusCodes.Status404NotFound);
+
+        group.MapPost(string.Empty, CreateLink).WithName("CreateKoboLink");
+        return group;
+    }
+
+    private static async Task<JsonHttpResult<KoboLinkCreated>> CreateLink(
+        string userNo, HttpContext context, KoboLinkStore links, SyncSettings settings, TimeProvider clock,
+        IOptions<KoboOptions> options, CancellationToken cancellationToken)
+    {
+        var caller = context.Caller();
+        var user = RequestIds.User(userNo);
+        caller.EnsureOwns(user);
+        var secret = KoboLinkSecrets.New();
+        var bounds = new DeviceBounds(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
+        _ = await links.CreateAsync(user, caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, cancellationToken)
+            ?? throw new ResourceNotFoundException($"User {user} does not exist.");
+        var endpoint = KoboUrls.Base(options.Value, context.Request) + "/kobo/" + secret;
+        return TypedResults.Json(new KoboLinkCreated(endpoint), KoboLinkJsonContext.Default.KoboLinkCreated, statusCode: StatusCodes.Status201Created);
+    }
+}
+
+/// <summary>The answer to a link request: the <c>api_endpoint</c> value for <c>Kobo eReader.conf</c>.</summary>
+internal sealed record KoboLinkCreated(string ApiEndpoint);
+
+[JsonSourceGenerationOptions(JsonSerializerDefaults.Web)]
+[JsonSerializable(typeof(KoboLinkCreated))]
+internal sealed partial class KoboLinkJsonContext : JsonSerializerContext;
