@@ -1,6 +1,6 @@
 namespace Kobo.Sync.Domain.Reading;
 
-/// <summary>A highlight as a device sees it; <see cref="Id"/> is the full highlight id string.</summary>
+/// <summary>A highlight as a device sees it; <see cref="Id"/> is the full highlight id string, <see cref="Location"/> its Kobo location as sent (null when none).</summary>
 public sealed record HighlightView(
     string Id,
     long BookNo,
@@ -10,4 +10,6 @@ public sealed record HighlightView(
     string Color,
     string? Note,
     DateTimeOffset CreatedAt,
-    DateTimeOffset ModifiedAt);
+    DateTimeOffset ModifiedAt,
+    [property: System.Text.Json.Serialization.JsonIgnore(Condition = System.Text.Json.Serialization.JsonIgnoreCondition.WhenWritingNull)]
+    string? Location = null);

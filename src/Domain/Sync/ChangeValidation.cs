@@ -71,13 +71,19 @@ public static class ChangeValidation
                 reason = string.Join(" ", problems.Select(p => $"{p.Key}: {p.Value}"));
                 return null;
             }
+
+            if (HighlightLocation.Problem(change.Location) is { } locationProblem)
+            {
+                reason = $"location: {locationProblem}";
+                return null;
+            }
         }
 
         // A device clock running ahead must not win every future conflict: clamp it to server time.
         var at = modifiedAt > now + maxClockSkew ? DeviceTime.ToMicroseconds(now) : modifiedAt;
         return isDelete
             ? new ValidChange(highlightId, true, baseVersion, null, null, null, null, null, at)
-            : new ValidChange(highlightId, false, baseVersion, change.Text, change.Start, change.Length, change.Color, change.Note, at);
+            : new ValidChange(highlightId, false, baseVersion, change.Text, change.Start, change.Length, change.Color, change.Note, at, change.Location);
     }
 }
 

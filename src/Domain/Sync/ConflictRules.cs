@@ -10,7 +10,7 @@ namespace Kobo.Sync.Domain.Sync;
 /// <item>Otherwise the edits are concurrent. A delete wins when its time is at or after the stored
 /// highlight's last edit, and loses to a newer edit. An upsert onto a tombstone revives the highlight
 /// when its time is after the deletion. An upsert onto a live highlight is merged field by field
-/// (text, range = start and length, color, note): a field takes the pushed value when the push is
+/// (text, range = start, length and location, color, note): a field takes the pushed value when the push is
 /// newer than that field's last accepted edit; ties keep the stored value. A change that wins nothing
 /// is a <c>conflict</c>.</item>
 /// </list>
@@ -25,7 +25,7 @@ public static class ConflictRules
         {
             return Decision.Apply(change.IsDelete
                 ? new HighlightState(change.Id, null, null, null, null, null, now, at, 1, true, FieldTimes.All(at))
-                : new HighlightState(change.Id, change.Text, change.Start, change.Length, change.Color, change.Note, at, at, 1, false, FieldTimes.All(at)));
+                : new HighlightState(change.Id, change.Text, change.Start, change.Length, change.Color, change.Note, at, at, 1, false, FieldTimes.All(at), change.Location));
         }
 
         if (stored.HasContentOf(change))
@@ -64,7 +64,7 @@ public static class ConflictRules
         var time = FieldTimes.Max(at, stored.Times.Latest);
         return stored with
         {
-            Text = null, Start = null, Length = null, Color = null, Note = null,
+            Text = null, Start = null, Length = null, Color = null, Note = null, Location = null,
             ModifiedAt = time, Version = stored.Version + 1, Deleted = true, Times = FieldTimes.All(time),
         };
     }
@@ -80,12 +80,13 @@ public static class ConflictRules
         return stored with
         {
             Text = change.Text, Start = change.Start, Length = change.Length, Color = change.Color, Note = change.Note,
+            Location = change.Location,
             ModifiedAt = FieldTimes.Max(at, stored.ModifiedAt),
             Version = stored.Version + 1,
             Deleted = false,
             Times = new FieldTimes(
                 Time(change.Text != stored.Text, t.Text),
-                Time(change.Start != stored.Start || change.Length != stored.Length, t.Range),
+                Time(RangeDiffers(stored, change), t.Range),
                 Time(change.Color != stored.Color, t.Color),
                 Time(change.Note != stored.Note, t.Note)),
         };
@@ -97,7 +98,7 @@ public static class ConflictRules
         var t = stored.Times;
         bool Wins(DateTimeOffset fieldTime) => at > fieldTime;
         var text = Wins(t.Text) && change.Text != stored.Text;
-        var range = Wins(t.Range) && (change.Start != stored.Start || change.Length != stored.Length);
+        var range = Wins(t.Range) && RangeDiffers(stored, change);
         var color = Wins(t.Color) && change.Color != stored.Color;
         var note = Wins(t.Note) && change.Note != stored.Note;
         if (!(text || range || color || note))
@@ -110,6 +111,7 @@ public static class ConflictRules
             Text = text ? change.Text : stored.Text,
             Start = range ? change.Start : stored.Start,
             Length = range ? change.Length : stored.Length,
+            Location = range ? change.Location : stored.Location,
             Color = color ? change.Color : stored.Color,
             Note = note ? change.Note : stored.Note,
             ModifiedAt = FieldTimes.Max(at, stored.ModifiedAt),
@@ -119,7 +121,12 @@ public static class ConflictRules
     }
 
     private static bool HasSameContentAs(this HighlightState a, HighlightState b) =>
-        a.Deleted == b.Deleted && a.Text == b.Text && a.Start == b.Start && a.Length == b.Length && a.Color == b.Color && a.Note == b.Note;
+        a.Deleted == b.Deleted && a.Text == b.Text && a.Start == b.Start && a.Length == b.Length && a.Color == b.Color && a.Note == b.Note
+        && a.Location == b.Location;
+
+    // The range is where the passage is: start, length and the Kobo location change together.
+    private static bool RangeDiffers(HighlightState stored, ValidChange change) =>
+        change.Start != stored.Start || change.Length != stored.Length || !string.Equals(change.Location, stored.Location, StringComparison.Ordinal);
 }
 
 /// <summary>What <see cref="ConflictRules"/> decided: the state to store (when applied) and the device's result.</summary>

@@ -5,6 +5,7 @@ namespace Kobo.Sync.Domain.Sync;
 /// <summary>
 /// A highlight as sync sees it: content, server version, and the device time of the last accepted
 /// edit of each field (the last-writer-wins clock). A tombstone (<see cref="Deleted"/>) has no content.
+/// <see cref="Location"/> (a Kobo location, kept as sent) is part of the range: it says where the passage is.
 /// </summary>
 public sealed record HighlightState(
     HighlightId Id,
@@ -17,19 +18,20 @@ public sealed record HighlightState(
     DateTimeOffset ModifiedAt,
     long Version,
     bool Deleted,
-    FieldTimes Times)
+    FieldTimes Times,
+    string? Location = null)
 {
     /// <summary>The same content as <paramref name="change"/> (deleted flag included).</summary>
     public bool HasContentOf(ValidChange change) =>
         change.IsDelete
             ? Deleted
             : !Deleted && Text == change.Text && Start == change.Start && Length == change.Length
-              && Color == change.Color && Note == change.Note;
+              && Color == change.Color && Note == change.Note && Location == change.Location;
 }
 
 /// <summary>
-/// Device times (clamped) of the last accepted edit of each field. Start and length form one field,
-/// the passage's range: a range is only meaningful whole.
+/// Device times (clamped) of the last accepted edit of each field. Start, length and location form one
+/// field, the passage's range: a range is only meaningful whole.
 /// </summary>
 public readonly record struct FieldTimes(DateTimeOffset Text, DateTimeOffset Range, DateTimeOffset Color, DateTimeOffset Note)
 {

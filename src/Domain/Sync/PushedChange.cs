@@ -3,7 +3,8 @@ namespace Kobo.Sync.Domain.Sync;
 /// <summary>
 /// One change of a push, as the device sent it (REST JSON and gRPC map to this unchanged; the time stays
 /// as sent, see <see cref="DeviceTime"/>). Nothing is trusted yet: <see cref="ChangeValidation"/> turns it
-/// into a <see cref="ValidChange"/> or a reason.
+/// into a <see cref="ValidChange"/> or a reason. <see cref="Location"/> is the optional
+/// Kobo location of the passage (see <see cref="Highlights.HighlightLocation"/>).
 /// </summary>
 public sealed record PushedChange(
     string? Op,
@@ -15,4 +16,5 @@ public sealed record PushedChange(
     int? Length,
     string? Color,
     string? Note,
-    DeviceTime? ModifiedAt);
+    DeviceTime? ModifiedAt,
+    string? Location = null);

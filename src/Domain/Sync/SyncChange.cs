@@ -5,6 +5,7 @@ namespace Kobo.Sync.Domain.Sync;
 /// <see cref="Deleted"/> true and no content), <c>entitlement</c> (a book the user owns, or no
 /// longer owns when <see cref="Removed"/>) or <c>readingState</c> (the whole current reading state of
 /// a book, in <see cref="ReadingState"/>). Fields of the other kinds are null and left out of JSON.
+/// A highlight's <see cref="Location"/> is its Kobo location as sent, absent when it has none.
 /// </summary>
 public sealed record SyncChange(
     string Kind,
@@ -22,7 +23,8 @@ public sealed record SyncChange(
     string? Version,
     string? Title,
     string? Author,
-    bool? Removed)
+    bool? Removed,
+    string? Location = null)
 {
     public const string HighlightKind = "highlight";
     public const string EntitlementKind = "entitlement";
@@ -33,7 +35,7 @@ public sealed record SyncChange(
 
     public static SyncChange Of(HighlightState h) => new(
         HighlightKind, h.Id.ToString(), h.Id.Book.ToString(), h.Id.Key.Value, h.Text, h.Start, h.Length, h.Color, h.Note,
-        h.CreatedAt, h.ModifiedAt, h.Deleted, Versions.Format(h.Version), null, null, null);
+        h.CreatedAt, h.ModifiedAt, h.Deleted, Versions.Format(h.Version), null, null, null, h.Location);
 
     public static SyncChange Of(EntitlementState e) => new(
         EntitlementKind, null, e.BookNo.ToString(System.Globalization.CultureInfo.InvariantCulture), null, null, null, null, null, null,

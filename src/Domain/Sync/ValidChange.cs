@@ -15,4 +15,5 @@ public sealed record ValidChange(
     int? Length,
     string? Color,
     string? Note,
-    DateTimeOffset ModifiedAt);
+    DateTimeOffset ModifiedAt,
+    string? Location = null);

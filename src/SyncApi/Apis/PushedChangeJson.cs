@@ -21,10 +21,11 @@ public sealed record PushedChangeJson(
     int? Length,
     string? Color,
     [property: JsonConverter(typeof(DeviceTextJsonConverter))] string? Note,
-    string? ModifiedAt)
+    string? ModifiedAt,
+    [property: JsonConverter(typeof(DeviceTextJsonConverter))] string? Location = null)
 {
     public PushedChange ToDomain() => new(
-        Op, BookNo, Key, BaseVersion, Text, Start, Length, Color, Note, ModifiedAt is null ? null : DeviceTime.FromText(ModifiedAt));
+        Op, BookNo, Key, BaseVersion, Text, Start, Length, Color, Note, ModifiedAt is null ? null : DeviceTime.FromText(ModifiedAt), Location);
 
     /// <summary>
     /// Describes the fields the OpenAPI generator cannot see through: text read by a converter is a

@@ -22,6 +22,7 @@ public static class KoboExtensions
         builder.Services.AddSingleton<KoboLinkCache>();
         builder.Services.AddSingleton<ILibraryStore, PostgresLibraryStore>();
         builder.Services.AddSingleton<LibrarySync>();
+        builder.Services.AddKoboAnnotations();
         builder.Services.AddAuthentication()
             .AddScheme<AuthenticationSchemeOptions, KoboLinkHandler>(KoboLinkAuthentication.Scheme, null);
         builder.Services.AddAuthorizationBuilder()
@@ -38,7 +39,8 @@ public static class KoboExtensions
             .MapKoboDevice()
             .MapKoboLibrary()
             .MapKoboReadingState()
-            .MapKoboStore();
+            .MapKoboStore()
+            .MapKoboAnnotations();
         return app;
     }
 }

@@ -21,7 +21,8 @@ internal static class SyncGrpcChanges
         change.Color.Length == 0 ? null : change.Color,
         change.HasNote ? change.Note : null,
         // As sent: a Timestamp out of its range (or beyond ours) is that change's rejection, not a failed call.
-        change.ModifiedAt is { } at ? DeviceTime.FromUnix(at.Seconds, at.Nanos) : null);
+        change.ModifiedAt is { } at ? DeviceTime.FromUnix(at.Seconds, at.Nanos) : null,
+        change.HasLocation ? change.Location : null);
 
     public static PushChangesResponse ToMessage(IReadOnlyList<Domain.Sync.ChangeResult> results)
     {
@@ -147,6 +148,11 @@ internal static class SyncGrpcChanges
         if (change.Note is not null)
         {
             highlight.Note = change.Note;
+        }
+
+        if (change.Location is not null)
+        {
+            highlight.Location = change.Location;
         }
 
         return highlight;

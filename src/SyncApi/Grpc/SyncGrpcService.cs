@@ -156,6 +156,11 @@ internal sealed class SyncGrpcService(
                 highlight.Note = item.Note;
             }
 
+            if (item.Location is not null)
+            {
+                highlight.Location = item.Location;
+            }
+
             message.Items.Add(highlight);
         }
 

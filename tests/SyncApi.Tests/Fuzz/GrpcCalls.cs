@@ -79,9 +79,10 @@ internal static class GrpcCalls
             Gen.Frequency((6, Gen.Int[1, 50].Select(i => (int?)i)), (1, Gen.Const((int?)null)), (1, Gen.OneOf<int?>(0, -1, int.MaxValue, int.MinValue))),
             Gen.Frequency((8, Gen.OneOf("yellow", "pink", "blue", "green")), (1, Text)),
             Gen.Frequency((3, Gen.Const((string?)null)), (2, Text.Select(t => (string?)t)))),
-        ModifiedAt,
-        (head, body, at) =>
+        Gen.Select(ModifiedAt, Gen.Frequency((3, Gen.Const((string?)null)), (2, Text.Select(t => (string?)t)), (1, Gen.OneOf<string?>(new string('x', 4_096), new string('x', 4_097), string.Empty))), (at, location) => (at, location)),
+        (head, body, tail) =>
         {
+            var (at, location) = tail;
             var change = new PushedChange { Op = head.Item1, BookNo = head.Item2, Key = head.Item3, BaseVersion = head.Item4, Text = body.Item1, Color = body.Item4 };
             if (body.Item2 is { } start)
             {
@@ -96,6 +97,11 @@ internal static class GrpcCalls
             if (body.Item5 is { } note)
             {
                 change.Note = note;
+            }
+
+            if (location is not null)
+            {
+                change.Location = location;
             }
 
             change.ModifiedAt = at;

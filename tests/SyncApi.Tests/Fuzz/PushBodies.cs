@@ -53,6 +53,13 @@ internal static class PushBodies
         (1, Gen.OneOf("op", "bookNo", "key", "text", "note", "color", "modifiedAt", "changes", "Op", "OP", "book_no", "modified_at")
             .Select(Text, (name, value) => (name, value))));
 
+    /// <summary>A Kobo location: an object as a device sends it (as a JSON string), odd text, one past the limit, or the wrong JSON type.</summary>
+    private static Gen<string> Location { get; } = Gen.Frequency(
+        (4, Gen.Int[0, 90].Select(c => Quote(
+            $$$"""{"span":{"startChar":{{{c}}},"endChar":{{{c + 9}}},"startPath":"span#kobo\\.1\\.1","endPath":"span#kobo\\.1\\.1"}}"""))),
+        (2, OddText.Any.Select(OddText.Json)),
+        (1, Gen.OneOf(Quote(new string('x', 4_096)), Quote(new string('x', 4_097)), "\"\"", "{}", "[]", "5")));
+
     /// <summary>One change: each field usually right, sometimes odd, of the wrong type or absent; sometimes an unknown or repeated field.</summary>
     private static Gen<string> Change { get; } =
         Gen.Select(
@@ -65,12 +72,14 @@ internal static class PushBodies
                 Maybe(Gen.Frequency((8, Gen.OneOf(Colors).Select(Quote)), (1, Gen.OneOf("\"Yellow\"", "\"red\"", "\"\"", "1")), (1, OddText.Any.Select(OddText.Json)))),
                 Maybe(Text), Maybe(ModifiedAt)),
             Gen.Frequency((12, Gen.Const<(string, string)[]>(Array.Empty<(string, string)>())), (1, Field.Array[1, 3])),
-            (head, body, extra) =>
+            Gen.Frequency((3, Gen.Const((string?)null)), (1, Location.Select(l => (string?)l))),
+            (head, body, extra, location) =>
             {
                 (string, string?)[] fields =
                 [
                     ("op", head.Item1), ("bookNo", head.Item2), ("key", head.Item3), ("baseVersion", head.Item4),
                     ("text", body.Item1), ("start", body.Item2), ("length", body.Item3), ("color", body.Item4), ("note", body.Item5), ("modifiedAt", body.Item6),
+                    ("location", location),
                 ];
                 var members = fields.Where(f => f.Item2 is not null).Select(f => $"{Quote(f.Item1)}:{f.Item2}")
                     .Concat(extra.Select(f => $"{OddText.Json(f.Item1)}:{f.Item2}"));

@@ -159,6 +159,9 @@ internal static class RestVerdicts
                 // A linked e-reader's sync counts as its linking device's.
                 ledger.Touched(call.Auth.Devices);
                 break;
+            case "KoboPatchAnnotations":
+                KoboAnnotationCalls.Record(call, body, ledger);
+                break;
         }
 
         return null;

@@ -100,7 +100,8 @@ public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer, StoragePipe
                     reader.GetFieldValue<string>(5),
                     reader.IsDBNull(6) ? null : reader.GetFieldValue<string>(6),
                     reader.GetFieldValue<DateTimeOffset>(7),
-                    reader.GetFieldValue<DateTimeOffset>(8)));
+                    reader.GetFieldValue<DateTimeOffset>(8),
+                    reader.IsDBNull(9) ? null : reader.GetFieldValue<string>(9)));
             }
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
 

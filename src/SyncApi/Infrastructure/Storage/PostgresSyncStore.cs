@@ -126,7 +126,8 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                 modifiedAt,
                 reader.GetInt64(9),
                 reader.GetBoolean(10),
-                FieldTimes.All(modifiedAt))));
+                FieldTimes.All(modifiedAt),
+                NullableString(reader, 11))));
         }
 
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
@@ -227,6 +228,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                 Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Range.ToUniversalTime()).ToArray()),
                 Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Color.ToUniversalTime()).ToArray()),
                 Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Note.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Location).ToArray()),
             },
         };
         await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
@@ -265,7 +267,8 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             reader.GetFieldValue<DateTimeOffset>(10),
             reader.GetFieldValue<DateTimeOffset>(11),
             reader.GetFieldValue<DateTimeOffset>(12),
-            reader.GetFieldValue<DateTimeOffset>(13)));
+            reader.GetFieldValue<DateTimeOffset>(13)),
+        NullableString(reader, 14));
 
     private static string? NullableString(NpgsqlDataReader reader, int ordinal) =>
         reader.IsDBNull(ordinal) ? null : reader.GetString(ordinal);

@@ -76,6 +76,14 @@ public sealed class SyncServiceDatabase : PostgresDatabase
         return ids;
     }
 
+    /// <summary>The stored Kobo location of the user's highlight <paramref name="key"/> in book 7 (null when none).</summary>
+    public async Task<string?> LocationAsync(long user, string key, long book = 7)
+    {
+        await using var command = DataSource.CreateCommand("SELECT location FROM highlights WHERE id = $1");
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = $"highlights/users{user}-ebooks/{book}/{key}" });
+        return await command.ExecuteScalarAsync(TestTimeout.Token) as string;
+    }
+
     /// <summary>The stored rows of a user's highlights, tombstones included, as comparable text keyed by id.</summary>
     public async Task<Dictionary<string, string>> StoredAsync(long user)
     {

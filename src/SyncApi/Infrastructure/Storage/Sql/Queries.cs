@@ -15,13 +15,13 @@ internal static class Queries
     /// the inner scan's id order with no Sort on top. It is written <c>user_no + 0</c> so that it stays a
     /// filter: the sync feed's index (user_no, seq, id) would otherwise tempt the planner into reading
     /// all of a user's rows and sorting them. Tombstones (deleted_at set) are sync's, not the reads'.
-    /// Columns: id, book_no, text, start, length, color, note, created_at, modified_at.
+    /// Columns: id, book_no, text, start, length, color, note, created_at, modified_at, location.
     /// </summary>
     public const string ListHighlights = """
-        SELECT h.id, h.book_no, h.text, h.start, h.length, h.color, h.note, h.created_at, h.modified_at
+        SELECT h.id, h.book_no, h.text, h.start, h.length, h.color, h.note, h.created_at, h.modified_at, h.location
         FROM users u
         LEFT JOIN LATERAL (
-            SELECT id, book_no, text, start, length, color, note, created_at, modified_at
+            SELECT id, book_no, text, start, length, color, note, created_at, modified_at, location
             FROM highlights
             WHERE id > $2 AND id < $3 AND user_no + 0 = u.user_no AND deleted_at IS NULL
             ORDER BY id

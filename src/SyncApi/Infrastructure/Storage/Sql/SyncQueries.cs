@@ -30,12 +30,12 @@ internal static class SyncQueries
     /// <summary>
     /// $1 ids. Locks the rows (so the purge, which skips locked rows, cannot remove a tombstone being
     /// revived). Columns: id, text, start, length, color, note, created_at, modified_at, version,
-    /// deleted, text_at, range_at, color_at, note_at.
+    /// deleted, text_at, range_at, color_at, note_at, location.
     /// </summary>
     public const string LoadForWrite = """
         SELECT id, text, start, length, color, note, created_at, modified_at, version, deleted_at IS NOT NULL,
                coalesce(text_at, modified_at), coalesce(range_at, modified_at),
-               coalesce(color_at, modified_at), coalesce(note_at, modified_at)
+               coalesce(color_at, modified_at), coalesce(note_at, modified_at), location
         FROM highlights
         WHERE id = ANY($1)
         FOR UPDATE
@@ -44,32 +44,33 @@ internal static class SyncQueries
     /// <summary>
     /// $1 user_no, then one array per column: $2 id, $3 book_no, $4 text, $5 start, $6 length, $7 color,
     /// $8 note, $9 created_at, $10 modified_at, $11 seq, $12 version, $13 deleted, $14 text_at,
-    /// $15 range_at, $16 color_at, $17 note_at. A tombstone keeps the server time of its first deletion.
+    /// $15 range_at, $16 color_at, $17 note_at, $18 location. A tombstone keeps the server time of its first deletion.
     /// </summary>
     public const string Store = """
         INSERT INTO highlights AS h (id, user_no, book_no, text, start, length, color, note, created_at, modified_at,
-                                     seq, version, deleted_at, text_at, range_at, color_at, note_at)
+                                     seq, version, deleted_at, text_at, range_at, color_at, note_at, location)
         SELECT c.id, $1, c.book_no, c.text, c.start, c.length, c.color, c.note, c.created_at, c.modified_at,
-               c.seq, c.version, CASE WHEN c.deleted THEN now() END, c.text_at, c.range_at, c.color_at, c.note_at
+               c.seq, c.version, CASE WHEN c.deleted THEN now() END, c.text_at, c.range_at, c.color_at, c.note_at, c.location
         FROM unnest($2::text[], $3::bigint[], $4::text[], $5::int[], $6::int[], $7::text[], $8::text[],
                     $9::timestamptz[], $10::timestamptz[], $11::bigint[], $12::bigint[], $13::bool[],
-                    $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[])
+                    $14::timestamptz[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::text[])
              AS c(id, book_no, text, start, length, color, note, created_at, modified_at, seq, version, deleted,
-                  text_at, range_at, color_at, note_at)
+                  text_at, range_at, color_at, note_at, location)
         ON CONFLICT (id) DO UPDATE SET
             text = EXCLUDED.text, start = EXCLUDED.start, length = EXCLUDED.length, color = EXCLUDED.color,
             note = EXCLUDED.note, modified_at = EXCLUDED.modified_at, seq = EXCLUDED.seq, version = EXCLUDED.version,
             deleted_at = CASE WHEN EXCLUDED.deleted_at IS NULL THEN NULL ELSE coalesce(h.deleted_at, EXCLUDED.deleted_at) END,
-            text_at = EXCLUDED.text_at, range_at = EXCLUDED.range_at, color_at = EXCLUDED.color_at, note_at = EXCLUDED.note_at
+            text_at = EXCLUDED.text_at, range_at = EXCLUDED.range_at, color_at = EXCLUDED.color_at, note_at = EXCLUDED.note_at,
+            location = EXCLUDED.location
         """;
 
     /// <summary>
     /// $1 user_no, $2 seq, $3 id (the position, exclusive), $4 limit. A keyset range of the
     /// (user_no, seq, id) index: the cost of a page does not depend on how many came before.
-    /// Columns: seq, id, text, start, length, color, note, created_at, modified_at, version, deleted.
+    /// Columns: seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location.
     /// </summary>
     public const string HighlightChanges = """
-        SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted_at IS NOT NULL
+        SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted_at IS NOT NULL, location
         FROM highlights
         WHERE user_no = $1 AND (seq, id) > ($2, $3)
         ORDER BY seq, id

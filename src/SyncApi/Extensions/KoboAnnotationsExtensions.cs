@@ -1,0 +1,15 @@
+using Kobo.Sync.Domain.Kobo;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+
+namespace Kobo.Sync.SyncApi.Extensions;
+
+/// <summary>The Kobo reading-services annotation endpoints: their application service and store.</summary>
+public static class KoboAnnotationsExtensions
+{
+    public static IServiceCollection AddKoboAnnotations(this IServiceCollection services)
+    {
+        services.AddSingleton<IKoboAnnotationStore, PostgresKoboAnnotationStore>();
+        services.AddSingleton<KoboAnnotations>();
+        return services;
+    }
+}
