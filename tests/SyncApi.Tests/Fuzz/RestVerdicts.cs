@@ -48,6 +48,13 @@ internal static class RestVerdicts
             // the client is still sending the body: the client sees the reset. No service code ran.
             return null;
         }
+        catch (HttpRequestException) when (call.Target.StartsWith("/kobo/", StringComparison.Ordinal)
+            && call.Body?.Length > Kobo.Sync.SyncApi.Apis.Kobo.KoboRoutes.MaxBodyBytes)
+        {
+            // A Kobo call's body past its limit (1 MiB): Kestrel refuses it (413) and closes the
+            // connection while the client is still sending, as for an over-long request line.
+            return null;
+        }
 
         using var response = sent;
         var bytes = await response.Content.ReadAsByteArrayAsync(cancellationToken);
