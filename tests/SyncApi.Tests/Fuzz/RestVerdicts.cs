@@ -16,6 +16,40 @@ internal static class RestVerdicts
 
     public static async Task<string?> CheckAsync(HttpClient rest, RestCall call, FuzzLedger ledger, CancellationToken cancellationToken)
     {
+        HttpResponseMessage sent;
+        try
+        {
+            sent = await SendAsync(rest, call, cancellationToken);
+        }
+        catch (HttpRequestException) when (call.Target.Length > KestrelRequestLineLimit)
+        {
+            // Kestrel answers a request line past its limit with 414 and closes the connection while
+            // the client is still sending the body: the client sees the reset. No service code ran.
+            return null;
+        }
+        catch (HttpRequestException) when (call.Target.StartsWith("/kobo/", StringComparison.Ordinal)
+            && call.Body?.Length > Kobo.Sync.SyncApi.Apis.Kobo.KoboRoutes.MaxBodyBytes)
+        {
+            // A Kobo call's body past its limit (1 MiB): Kestrel refuses it (413) and closes the
+            // connection while the client is still sending, as for an over-long request line.
+            return null;
+        }
+        catch (HttpRequestException) when (!cancellationToken.IsCancellationRequested)
+        {
+            // The pooled keep-alive connection it went out on may be one the server closed after an
+            // earlier request it refused without reading the whole body (above): such a request fails
+            // before it reaches the service, and HTTP clients send it again on a new connection
+            // (RFC 9112, 9.3.1). So does this check, once; a second failure is the service's.
+            using var fresh = new HttpClient { BaseAddress = rest.BaseAddress, Timeout = rest.Timeout };
+            sent = await SendAsync(fresh, call, cancellationToken);
+        }
+
+        using var response = sent;
+        return await JudgeAsync(response, call, ledger, cancellationToken);
+    }
+
+    private static async Task<HttpResponseMessage> SendAsync(HttpClient rest, RestCall call, CancellationToken cancellationToken)
+    {
         using var request = new HttpRequestMessage(call.Method, new Uri(rest.BaseAddress!, call.Target));
         if (call.Auth.Header is { } authorization)
         {
@@ -37,26 +71,11 @@ internal static class RestVerdicts
             }
         }
 
-        HttpResponseMessage sent;
-        try
-        {
-            sent = await rest.SendAsync(request, cancellationToken);
-        }
-        catch (HttpRequestException) when (call.Target.Length > KestrelRequestLineLimit)
-        {
-            // Kestrel answers a request line past its limit with 414 and closes the connection while
-            // the client is still sending the body: the client sees the reset. No service code ran.
-            return null;
-        }
-        catch (HttpRequestException) when (call.Target.StartsWith("/kobo/", StringComparison.Ordinal)
-            && call.Body?.Length > Kobo.Sync.SyncApi.Apis.Kobo.KoboRoutes.MaxBodyBytes)
-        {
-            // A Kobo call's body past its limit (1 MiB): Kestrel refuses it (413) and closes the
-            // connection while the client is still sending, as for an over-long request line.
-            return null;
-        }
+        return await rest.SendAsync(request, cancellationToken);
+    }
 
-        using var response = sent;
+    private static async Task<string?> JudgeAsync(HttpResponseMessage response, RestCall call, FuzzLedger ledger, CancellationToken cancellationToken)
+    {
         var bytes = await response.Content.ReadAsByteArrayAsync(cancellationToken);
         var status = (int)response.StatusCode;
         var text = Encoding.UTF8.GetString(bytes, 0, Math.Min(bytes.Length, 2_000));
