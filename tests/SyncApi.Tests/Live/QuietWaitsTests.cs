@@ -30,13 +30,22 @@ public sealed class QuietWaitsTests : IDisposable
 
     public void Dispose() => _quiet.Dispose();
 
-    /// <summary>A wait that ended with nothing after a pull caught up through change 7, as <see cref="LivePull"/> remembers it.</summary>
-    private void EndQuietly(DeviceCaller caller, string token, long caughtUpThrough = 7, long? period = null)
+    /// <summary>
+    /// A wait that ended with nothing after a pull caught up through change 7, as <see cref="LivePull"/>
+    /// remembers it; its device heard of change <paramref name="heard"/> first, when given.
+    /// </summary>
+    private void EndQuietly(
+        DeviceCaller caller, string token, long caughtUpThrough = 7, long? period = null, DateTimeOffset? recordedAt = null, long? heard = null)
     {
         Assert.Equal(WaitAdmission.Admitted, _waiters.TryAdd(caller.User, "rest", out var waiter));
         using (waiter)
         {
-            _quiet.Remember(caller, token, caughtUpThrough, period ?? _quiet.ListeningPeriod, _clock.GetUtcNow(), waiter!);
+            if (heard is { } seq)
+            {
+                _waiters.Notify(caller.User.Value, seq, WakeSignal.Now());
+            }
+
+            _quiet.Remember(caller, token, caughtUpThrough, period ?? _quiet.ListeningPeriod, recordedAt ?? _clock.GetUtcNow(), waiter!);
         }
     }
 
@@ -80,12 +89,7 @@ public sealed class QuietWaitsTests : IDisposable
     [Fact]
     public void AWaitWhoseDeviceHeardOfALaterChangeIsNotRemembered()
     {
-        Assert.Equal(WaitAdmission.Admitted, _waiters.TryAdd(Reader.User, "rest", out var waiter));
-        using (waiter)
-        {
-            _waiters.Notify(Reader.User.Value, 8, WakeSignal.Now());
-            _quiet.Remember(Reader, "t1", 7, _quiet.ListeningPeriod, _clock.GetUtcNow(), waiter!);
-        }
+        EndQuietly(Reader, "t1", heard: 8);
 
         Assert.Null(_quiet.TryResume(Reader, "t1"));
     }
@@ -93,12 +97,7 @@ public sealed class QuietWaitsTests : IDisposable
     [Fact]
     public void AChangeTheWaitAlreadyHadDoesNotStopItBeingRemembered()
     {
-        Assert.Equal(WaitAdmission.Admitted, _waiters.TryAdd(Reader.User, "rest", out var waiter));
-        using (waiter)
-        {
-            _waiters.Notify(Reader.User.Value, 7, WakeSignal.Now());
-            _quiet.Remember(Reader, "t1", 7, _quiet.ListeningPeriod, _clock.GetUtcNow(), waiter!);
-        }
+        EndQuietly(Reader, "t1", heard: 7);
 
         Assert.NotNull(_quiet.TryResume(Reader, "t1"));
     }
@@ -125,12 +124,7 @@ public sealed class QuietWaitsTests : IDisposable
         _clock.Advance(QuietWaits.Lifetime);
         Assert.Null(_quiet.TryResume(Reader, "t1"));
 
-        var longAgo = _clock.GetUtcNow() - QuietWaits.RecordEvery;
-        Assert.Equal(WaitAdmission.Admitted, _waiters.TryAdd(Reader.User, "rest", out var waiter));
-        using (waiter)
-        {
-            _quiet.Remember(Reader, "t2", 7, _quiet.ListeningPeriod, longAgo, waiter!);
-        }
+        EndQuietly(Reader, "t2", recordedAt: _clock.GetUtcNow() - QuietWaits.RecordEvery);
 
         Assert.Null(_quiet.TryResume(Reader, "t2"));
     }

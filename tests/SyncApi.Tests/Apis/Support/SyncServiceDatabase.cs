@@ -1,6 +1,5 @@
 using System.Net.Http.Json;
 using System.Text.Json;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 
@@ -8,73 +7,18 @@ namespace Kobo.Sync.SyncApi.Tests.Apis.Support;
 
 /// <summary>
 /// A class fixture for sync tests, which write: a migrated database of its own holding users 1..50 and
-/// books 1..20 (no demo seed), and the whole service in process on it. Each test takes its own user
-/// with <see cref="NewUser"/>, so tests of one class never see each other's changes.
+/// books 1..20 (no demo seed), and the whole service in process on it.
 /// </summary>
-public sealed class SyncServiceDatabase : PostgresDatabase
+public sealed class SyncServiceDatabase : InProcessServiceDatabase
 {
-    private int _nextUser;
-    private SyncApiFactory? _factory;
-
-    public SyncApiFactory Factory => _factory ?? throw new InvalidOperationException("The service is not started yet.");
-
-    public long NewUser() => Interlocked.Increment(ref _nextUser);
+    protected override string SeedSql => """
+        INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 50) n;
+        INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n;
+        """;
 
     /// <summary>A REST client speaking as <paramref name="device"/> of <paramref name="user"/>.</summary>
     public HttpClient Device(long user, string device = "test-device") =>
         Factory.CreateClient().WithToken(TestTokens.For(user, device));
-
-    public override async Task InitializeAsync()
-    {
-        await base.InitializeAsync();
-        await new SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
-        await using (var command = DataSource.CreateCommand("""
-            INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 50) n;
-            INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n;
-            """))
-        {
-            await command.ExecuteNonQueryAsync(TestTimeout.Token);
-        }
-
-        _factory = new SyncApiFactory(TestTokens.ServiceSettings(ConnectionString));
-    }
-
-    public override async Task DisposeAsync()
-    {
-        if (_factory is not null)
-        {
-            await _factory.DisposeAsync();
-        }
-
-        await base.DisposeAsync();
-    }
-
-    /// <summary>Another instance of the service on this database, with <paramref name="settings"/> over the defaults.</summary>
-    public SyncApiFactory ServiceWith(Dictionary<string, string?> settings)
-    {
-        var effective = TestTokens.ServiceSettings(ConnectionString);
-        foreach (var (key, value) in settings)
-        {
-            effective[key] = value;
-        }
-
-        return new SyncApiFactory(effective);
-    }
-
-    /// <summary>The ids of the user's stored devices, in ordinal order.</summary>
-    public async Task<List<string>> DeviceIdsAsync(long user)
-    {
-        var ids = new List<string>();
-        await using var command = DataSource.CreateCommand("SELECT device_id FROM devices WHERE user_no = $1 ORDER BY device_id COLLATE \"C\"");
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
-        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
-        while (await reader.ReadAsync(TestTimeout.Token))
-        {
-            ids.Add(reader.GetString(0));
-        }
-
-        return ids;
-    }
 
     /// <summary>The stored Kobo location of the user's highlight <paramref name="key"/> in book 7 (null when none).</summary>
     public async Task<string?> LocationAsync(long user, string key, long book = 7)

@@ -1,4 +1,3 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 
@@ -9,15 +8,16 @@ namespace Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 /// and books 1..400 (a language on the even ones), and the whole service in process on it. Each test
 /// takes its own user with <see cref="NewUser"/> and links a Kobo e-reader for it with <see cref="LinkAsync"/>.
 /// </summary>
-public sealed class KoboServiceDatabase : PostgresDatabase
+public sealed class KoboServiceDatabase : InProcessServiceDatabase
 {
     public const int Books = 400;
-    private int _nextUser;
-    private SyncApiFactory? _factory;
 
-    public SyncApiFactory Factory => _factory ?? throw new InvalidOperationException("The service is not started yet.");
-
-    public long NewUser() => Interlocked.Increment(ref _nextUser);
+    protected override string SeedSql => $"""
+        INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 50) n;
+        INSERT INTO books (book_no, title, author, language)
+        SELECT n, 'Book ' || n, CASE WHEN n % 3 = 0 THEN NULL ELSE 'Author ' || n END, CASE WHEN n % 2 = 0 THEN 'de' END
+        FROM generate_series(1, {Books}) n;
+        """;
 
     /// <summary>A REST client speaking as <paramref name="device"/> of <paramref name="user"/> (bearer token).</summary>
     public HttpClient Device(long user, string device = "phone") =>
@@ -50,21 +50,6 @@ public sealed class KoboServiceDatabase : PostgresDatabase
         return (long)(await command.ExecuteScalarAsync(TestTimeout.Token))!;
     }
 
-    /// <summary>The ids of the user's stored devices.</summary>
-    public async Task<List<string>> DeviceIdsAsync(long user)
-    {
-        var ids = new List<string>();
-        await using var command = DataSource.CreateCommand("SELECT device_id FROM devices WHERE user_no = $1");
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
-        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
-        while (await reader.ReadAsync(TestTimeout.Token))
-        {
-            ids.Add(reader.GetString(0));
-        }
-
-        return ids;
-    }
-
     public async Task<bool> OwnsAsync(long user, long book)
     {
         await using var command = DataSource.CreateCommand(
@@ -72,44 +57,5 @@ public sealed class KoboServiceDatabase : PostgresDatabase
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = book });
         return (bool)(await command.ExecuteScalarAsync(TestTimeout.Token))!;
-    }
-
-    public override async Task InitializeAsync()
-    {
-        await base.InitializeAsync();
-        await new SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
-        await using (var command = DataSource.CreateCommand($"""
-            INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 50) n;
-            INSERT INTO books (book_no, title, author, language)
-            SELECT n, 'Book ' || n, CASE WHEN n % 3 = 0 THEN NULL ELSE 'Author ' || n END, CASE WHEN n % 2 = 0 THEN 'de' END
-            FROM generate_series(1, {Books}) n;
-            """))
-        {
-            await command.ExecuteNonQueryAsync(TestTimeout.Token);
-        }
-
-        _factory = new SyncApiFactory(TestTokens.ServiceSettings(ConnectionString));
-    }
-
-    public override async Task DisposeAsync()
-    {
-        if (_factory is not null)
-        {
-            await _factory.DisposeAsync();
-        }
-
-        await base.DisposeAsync();
-    }
-
-    /// <summary>Another instance of the service on this database, with <paramref name="settings"/> over the defaults.</summary>
-    public SyncApiFactory ServiceWith(Dictionary<string, string?> settings)
-    {
-        var effective = TestTokens.ServiceSettings(ConnectionString);
-        foreach (var (key, value) in settings)
-        {
-            effective[key] = value;
-        }
-
-        return new SyncApiFactory(effective);
     }
 }
