@@ -1,4 +1,6 @@
+using System.Buffers;
 using System.Globalization;
+using System.Text.Json;
 using System.Text.Json.Nodes;
 
 namespace Kobo.Sync.SyncApi.Apis.Kobo;
@@ -11,6 +13,20 @@ internal static class KoboJson
     /// <summary>calibre-web's note: the device expects <c>Content-Type: application/json; charset=utf-8</c>.</summary>
     public static IResult Of(JsonNode node, int statusCode = StatusCodes.Status200OK) =>
         TypedResults.Text(node.ToJsonString(), ContentType, statusCode: statusCode);
+
+    /// <summary>A JSON array whose items <paramref name="writeItems"/> writes, as UTF-8 bytes; <paramref name="sizeHint"/> sizes the buffer.</summary>
+    public static byte[] Array(int sizeHint, Action<Utf8JsonWriter> writeItems)
+    {
+        var body = new ArrayBufferWriter<byte>(sizeHint);
+        using (var json = new Utf8JsonWriter(body))
+        {
+            json.WriteStartArray();
+            writeItems(json);
+            json.WriteEndArray();
+        }
+
+        return body.WrittenMemory.ToArray();
+    }
 
     /// <summary>An empty object: the answer to a store call this service does not serve.</summary>
     public static IResult Empty() => TypedResults.Text("{}", ContentType);

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Text.Json;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
@@ -48,10 +47,8 @@ internal static class KoboLibraryApi
 
         var now = KoboJson.Timestamp(clock.GetUtcNow());
         var contentBase = options.Value.ContentBase;
-        var body = new ArrayBufferWriter<byte>(4096 + (page.Books.Count * 1536) + (page.ReadingStates.Count * 512));
-        using (var json = new Utf8JsonWriter(body))
+        var body = KoboJson.Array(4096 + (page.Books.Count * 1536) + (page.ReadingStates.Count * 512), json =>
         {
-            json.WriteStartArray();
             foreach (var book in page.Books)
             {
                 KoboEntitlements.WriteSyncItem(json, book, now, contentBase);
@@ -66,9 +63,7 @@ internal static class KoboLibraryApi
                 json.WriteEndObject();
                 json.WriteEndObject();
             }
-
-            json.WriteEndArray();
-        }
+        });
 
         context.Response.Headers[SyncTokenHeader] = page.SyncToken;
         if (page.HasMore)
@@ -76,7 +71,7 @@ internal static class KoboLibraryApi
             context.Response.Headers[SyncHeader] = "continue";
         }
 
-        return TypedResults.Bytes(body.WrittenMemory.ToArray(), KoboJson.ContentType);
+        return TypedResults.Bytes(body, KoboJson.ContentType);
     }
 
     private static async Task<IResult> Metadata(
@@ -88,15 +83,8 @@ internal static class KoboLibraryApi
         }
 
         var book = await OwnedAsync(context.Caller(), bookNo, store, cancellationToken);
-        var body = new ArrayBufferWriter<byte>(2048);
-        using (var json = new Utf8JsonWriter(body))
-        {
-            json.WriteStartArray();
-            KoboEntitlements.WriteMetadata(json, book, options.Value.ContentBase);
-            json.WriteEndArray();
-        }
-
-        return TypedResults.Bytes(body.WrittenMemory.ToArray(), KoboJson.ContentType);
+        var body = KoboJson.Array(2048, json => KoboEntitlements.WriteMetadata(json, book, options.Value.ContentBase));
+        return TypedResults.Bytes(body, KoboJson.ContentType);
     }
 
     private static async Task<IResult> Archive(

@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Kobo.Sync.Domain.Ids;
@@ -33,15 +32,8 @@ internal static class KoboReadingStateApi
 
         var caller = context.Caller();
         var state = await states.GetAsync(caller, caller.User, book, cancellationToken);
-        var body = new ArrayBufferWriter<byte>(1024);
-        using (var json = new Utf8JsonWriter(body))
-        {
-            json.WriteStartArray();
-            KoboReadingStates.Write(json, state, clock.GetUtcNow());
-            json.WriteEndArray();
-        }
-
-        return TypedResults.Bytes(body.WrittenMemory.ToArray(), KoboJson.ContentType);
+        var body = KoboJson.Array(1024, json => KoboReadingStates.Write(json, state, clock.GetUtcNow()));
+        return TypedResults.Bytes(body, KoboJson.ContentType);
     }
 
     private static async Task<IResult> Put(
