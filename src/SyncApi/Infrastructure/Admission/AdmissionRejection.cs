@@ -4,15 +4,14 @@ using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.RateLimiting;
-using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
 /// <summary>
 /// The answer to a request the limiter refused, telling the device when to come back: one device
 /// over its own rate gets 429 (gRPC RESOURCE_EXHAUSTED) with the time until its bucket refills; an
-/// instance over capacity gets 503 (gRPC UNAVAILABLE) with <c>Admission:OverloadRetryAfterMs</c>, spread
-/// up to twice it (<see cref="RetryAdvice.Spread"/>).
+/// instance over capacity gets 503 (gRPC UNAVAILABLE) with <see cref="InstanceAdmission.RetryAfter"/>
+/// (<c>Admission:OverloadRetryAfterMs</c>, spread up to twice it), as a live pull refused a slot does.
 /// REST answers problem+json with <c>Retry-After</c>; gRPC a Trailers-Only status with
 /// <c>grpc-retry-pushback-ms</c>.
 /// </summary>
@@ -21,10 +20,9 @@ internal static partial class AdmissionRejection
     public static async ValueTask WriteAsync(OnRejectedContext rejected, CancellationToken cancellationToken)
     {
         var http = rejected.HttpContext;
-        var options = http.RequestServices.GetRequiredService<IOptions<AdmissionOptions>>().Value;
         // Only the per-device token bucket says when a permit comes back; the concurrency limit cannot.
         var perDevice = rejected.Lease.TryGetMetadata(MetadataName.RetryAfter, out var refill);
-        var retryAfter = perDevice ? refill : RetryAdvice.Spread(TimeSpan.FromMilliseconds(options.OverloadRetryAfterMs));
+        var retryAfter = perDevice ? refill : http.RequestServices.GetRequiredService<InstanceAdmission>().RetryAfter;
         LogRejected(http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)),
             perDevice ? "device over its rate limit" : "over capacity", http.Request.Path);
 
