@@ -46,6 +46,7 @@ public sealed class LivePull(
     {
         caller.EnsureOwns(user);
         var untilExpiry = tokenExpires - clock.GetUtcNow();
+        var expiresFirst = untilExpiry < wait; // then a wait that runs out has run into the token's expiry
         var ends = clock.GetTimestamp() + (long)(Math.Max(0, Math.Min(wait.TotalSeconds, untilExpiry.TotalSeconds)) * clock.TimestampFrequency);
         var admitted = Register(user, Protocols.Rest, out var waiter);
         using (waiter)
@@ -109,12 +110,14 @@ public sealed class LivePull(
                 }
             }
 
-            if (!stillHolds())
+            var nothingNew = page.Changes.Count == 0 && !page.HasMore;
+            // A timer may fire a little before the expiry it was set for: a wait cut short by the token is over by definition.
+            if ((nothingNew && expiresFirst) || !stillHolds())
             {
                 throw new DeviceTokenLapsedException();
             }
 
-            if (page.Changes.Count == 0 && !page.HasMore)
+            if (nothingNew)
             {
                 // The wait is over with nothing new: the token stays valid, and the device's next wait may start without a pull.
                 quiet.Remember(caller, page.SyncToken, page.CaughtUpThrough!.Value, period, recordedAt, waiter);
