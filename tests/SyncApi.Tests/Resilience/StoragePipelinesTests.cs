@@ -106,6 +106,73 @@ public sealed class StoragePipelinesTests
         Assert.True(refused.RetryAfter > TimeSpan.Zero && refused.RetryAfter <= TimeSpan.FromSeconds(5));
     }
 
+    [Fact]
+    public async Task BudgetOverrunsOfCallsSizedByTheCallerLeaveTheCircuitClosed()
+    {
+        var pipelines = Pipelines(new ResilienceOptions { RequestBudgetMs = 50, RetryAttempts = 0, BreakerMinimumThroughput = 2, BreakerBreakMs = 60_000 });
+
+        for (var i = 0; i < 6; i++)
+        {
+            await Assert.ThrowsAsync<StorageUnavailableException>(() => pipelines.RunAsync(
+                StoragePipelines.PrimaryRead, CallCost.CallerShaped, 0, NeverAnswering, CancellationToken.None));
+        }
+
+        Assert.Equal(CircuitState.Closed, pipelines.Breaker.CircuitState);
+        Assert.Equal(0, _events.Opened);
+        Assert.Equal(7, await pipelines.RunAsync(StoragePipelines.PrimaryRead, 7, static (n, _) => Task.FromResult(n), CancellationToken.None));
+    }
+
+    [Fact]
+    public async Task BudgetOverrunsOfCallsTheServiceBoundsStillOpenTheCircuit()
+    {
+        var pipelines = Pipelines(new ResilienceOptions { RequestBudgetMs = 50, RetryAttempts = 0, BreakerMinimumThroughput = 2, BreakerBreakMs = 60_000 });
+
+        for (var i = 0; i < 2; i++)
+        {
+            await Assert.ThrowsAsync<StorageUnavailableException>(() => pipelines.RunAsync(
+                StoragePipelines.PrimaryRead, CallCost.Bounded, 0, NeverAnswering, CancellationToken.None));
+        }
+
+        Assert.Equal(CircuitState.Open, pipelines.Breaker.CircuitState);
+    }
+
+    [Fact]
+    public async Task ACallSizedByTheCallerIsRefusedWithoutRunningWhileTheCircuitIsOpen()
+    {
+        var pipelines = Pipelines(new ResilienceOptions { RetryAttempts = 0, BreakerMinimumThroughput = 2, BreakerBreakMs = 60_000 });
+        for (var i = 0; i < 2; i++)
+        {
+            await Assert.ThrowsAsync<StorageUnavailableException>(() => pipelines.RunAsync<int, int>(
+                StoragePipelines.Write, 0, static (_, _) => Task.FromException<int>(ConnectionLost), CancellationToken.None));
+        }
+
+        var ran = false;
+        var refused = await Assert.ThrowsAsync<StorageUnavailableException>(() => pipelines.RunAsync(
+            StoragePipelines.Write, CallCost.CallerShaped, 0, (n, _) =>
+            {
+                ran = true;
+                return Task.FromResult(n);
+            },
+            CancellationToken.None));
+
+        Assert.False(ran);
+        Assert.True(refused.RetryAfter > TimeSpan.Zero);
+    }
+
+    [Theory]
+    [InlineData(1, CallCost.Bounded)]
+    [InlineData(CallCosts.BoundedRows, CallCost.Bounded)]
+    [InlineData(CallCosts.BoundedRows + 1, CallCost.CallerShaped)]
+    [InlineData(1001, CallCost.CallerShaped)]
+    public void APageOrPushLargerThanADefaultPageIsSizedByTheCaller(int rows, CallCost expected) =>
+        Assert.Equal(expected, CallCosts.OfRows(rows));
+
+    private static async Task<int> NeverAnswering(int state, CancellationToken cancellationToken)
+    {
+        await Task.Delay(Timeout.Infinite, cancellationToken);
+        return state;
+    }
+
     private StoragePipelines Pipelines(ResilienceOptions? options = null) =>
         new(Options.Create(options ?? new ResilienceOptions()), _events, TimeProvider.System);
 
