@@ -28,7 +28,7 @@ public sealed class HeavyCallsAndTheCircuitTests(StalledReadsDatabase db, ITestO
             db.ConnectionString,
             settings: new Dictionary<string, string?>
             {
-                ["Resilience:RequestBudgetMs"] = "1000",
+                ["Resilience:RequestBudgetMs"] = "2000",
                 ["Resilience:BreakerBreakMs"] = "60000",
             });
         using var rest = new HttpClient { BaseAddress = host.RestAddress };

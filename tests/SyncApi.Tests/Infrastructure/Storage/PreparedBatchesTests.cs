@@ -51,8 +51,13 @@ public sealed class PreparedBatchesTests(PostgresDatabase db) : IClassFixture<Po
         Assert.Equal(PostgresErrorCodes.InvalidSqlStatementName, failure.SqlState);
     }
 
+    /// <summary>
+    /// The service's data source on one pooled connection. The server's confirmation of a cancel may
+    /// take as long as it likes (on a busy machine it can outlast the service's 250 ms, and Npgsql would
+    /// then close the connection instead): the connection a cancelled batch leaves goes back to the pool.
+    /// </summary>
     private NpgsqlDataSource SinglePooledConnection() =>
-        StorageDataSource.Create(new NpgsqlConnectionStringBuilder(db.ConnectionString) { MaxPoolSize = 1 }.ConnectionString);
+        StorageDataSource.Create(new NpgsqlConnectionStringBuilder(db.ConnectionString) { MaxPoolSize = 1, CancellationTimeout = 30_000 }.ConnectionString);
 
     /// <summary>
     /// Runs the batch and reads all of it. With a stall, the range's third row sleeps in the server; the

@@ -24,9 +24,14 @@ public sealed class StalledReadsDatabase : PostgresDatabase
     public const int StalledUserHighlights = 300;
     public const long StallAtSeq = 250;
 
-    /// <summary>The service's connection string with a pool of one: every call of the service shares one connection.</summary>
+    /// <summary>
+    /// The service's connection string with a pool of one: every call of the service shares one
+    /// connection. The server's confirmation of a cancel may take as long as it likes (on a busy machine
+    /// it can outlast the service's 250 ms, and Npgsql would then close the connection instead), so the
+    /// connection a cancelled call leaves is the one the next call gets.
+    /// </summary>
     public string SinglePooledConnection =>
-        new NpgsqlConnectionStringBuilder(ConnectionString) { MaxPoolSize = 1 }.ConnectionString;
+        new NpgsqlConnectionStringBuilder(ConnectionString) { MaxPoolSize = 1, CancellationTimeout = 30_000 }.ConnectionString;
 
     public override async Task InitializeAsync()
     {
