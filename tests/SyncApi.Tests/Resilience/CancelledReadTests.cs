@@ -1,3 +1,4 @@
+using System.Globalization;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -12,7 +13,8 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// and gRPC, and a Kobo e-reader's library sync, whose batch shares statements with the pull.
 /// (A cancelled statement in the middle of a batch once left the batch's later statements recorded as
 /// prepared on the connection when the server had never prepared them, and every later pull on that
-/// connection failed with <c>26000: prepared statement "_autoN" does not exist</c>.)
+/// connection failed with <c>26000: prepared statement "_autoN" does not exist</c>. The pipelines now
+/// also drop such a connection and try again, but here no call may even meet one.)
 /// </summary>
 public sealed class CancelledReadTests(StalledReadsDatabase db, ITestOutputHelper output) : IClassFixture<StalledReadsDatabase>
 {
@@ -45,6 +47,10 @@ public sealed class CancelledReadTests(StalledReadsDatabase db, ITestOutputHelpe
 
         output.WriteLine(string.Join(", ", answers));
         Assert.All(answers, a => Assert.True(a is "REST 200" or "gRPC OK" or "Kobo 200", string.Join(", ", answers)));
-        Assert.DoesNotContain(host.Logs.Events, e => e.Exception?.Message.Contains("26000", StringComparison.Ordinal) == true);
+        // Served, and not by dropping a connection whose statements went out of step and trying again:
+        // no call met a statement the server did not have.
+        Assert.DoesNotContain(host.Logs.Events, e =>
+            e.RenderMessage(CultureInfo.InvariantCulture).Contains("26000", StringComparison.Ordinal)
+            || e.Exception?.ToString().Contains("26000", StringComparison.Ordinal) == true);
     }
 }

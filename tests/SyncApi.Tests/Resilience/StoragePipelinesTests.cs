@@ -10,6 +10,7 @@ public sealed class StoragePipelinesTests
 {
     private static readonly NpgsqlException ConnectionLost = new("Exception while reading from stream", new IOException("connection reset"));
     private static readonly PostgresException UniqueViolation = new("duplicate key", "ERROR", "ERROR", "23505");
+    private static readonly PostgresException StatementsOutOfStep = new("prepared statement \"_auto3\" does not exist", "ERROR", "ERROR", "26000");
 
     private readonly RecordedEvents _events = new();
 
@@ -159,6 +160,33 @@ public sealed class StoragePipelinesTests
         Assert.True(refused.RetryAfter > TimeSpan.Zero);
     }
 
+    [Fact]
+    public async Task AReadOnAConnectionWhoseStatementsAreOutOfStepDropsThePooledConnectionsAndIsTriedAgain()
+    {
+        var dropped = 0;
+        var pipelines = Pipelines(dropConnections: () => dropped++);
+        var attempts = 0;
+
+        var result = await pipelines.RunAsync(StoragePipelines.PrimaryRead, 0, (_, _) =>
+            ++attempts == 1 ? Task.FromException<int>(StatementsOutOfStep) : Task.FromResult(42), CancellationToken.None);
+
+        Assert.Equal(42, result);
+        Assert.Equal(1, dropped);
+    }
+
+    [Fact]
+    public async Task AWriteOnAConnectionWhoseStatementsAreOutOfStepIsUnavailableNotAnErrorAndDropsThePooledConnections()
+    {
+        var dropped = 0;
+        var pipelines = Pipelines(dropConnections: () => dropped++);
+
+        var error = await Assert.ThrowsAsync<StorageUnavailableException>(() => pipelines.RunAsync(
+            StoragePipelines.Write, 0, static (_, _) => Task.FromException<int>(StatementsOutOfStep), CancellationToken.None));
+
+        Assert.True(error.RetryAfter > TimeSpan.Zero);
+        Assert.Equal(1, dropped);
+    }
+
     [Theory]
     [InlineData(1, CallCost.Bounded)]
     [InlineData(CallCosts.BoundedRows, CallCost.Bounded)]
@@ -173,8 +201,8 @@ public sealed class StoragePipelinesTests
         return state;
     }
 
-    private StoragePipelines Pipelines(ResilienceOptions? options = null) =>
-        new(Options.Create(options ?? new ResilienceOptions()), _events, TimeProvider.System);
+    private StoragePipelines Pipelines(ResilienceOptions? options = null, Action? dropConnections = null) =>
+        new(Options.Create(options ?? new ResilienceOptions()), _events, TimeProvider.System, dropConnections: dropConnections);
 
     private sealed class RecordedEvents : IResilienceEvents
     {

@@ -60,11 +60,19 @@ public sealed class StoragePipelines
     private readonly FrozenDictionary<string, CircuitBreakerStateProvider> _circuits;
     private readonly ResilienceOptions _options;
     private readonly TimeProvider _clock;
+    private readonly Action? _dropConnections;
 
-    public StoragePipelines(IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock, bool separateReadSource = false)
+    /// <param name="dropConnections">
+    /// Empties the connection pools, so that the connection in use is closed when it is returned: called
+    /// when a call fails because a connection's prepared statements are out of step with the server
+    /// (<see cref="StorageFaults.IsStatementOutOfStep"/>), before the call is tried again.
+    /// </param>
+    public StoragePipelines(
+        IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock, bool separateReadSource = false, Action? dropConnections = null)
     {
         _options = options.Value;
         _clock = clock;
+        _dropConnections = dropConnections;
         Breaker = new CircuitBreakerStateProvider();
         var breaker = BuildBreaker(_options, events, clock, Breaker);
         ReadBreaker = separateReadSource ? new CircuitBreakerStateProvider() : Breaker;
@@ -169,6 +177,7 @@ public sealed class StoragePipelines
         }
         catch (Exception e) when (StorageFaults.IsTransient(e) && !cancellationToken.IsCancellationRequested)
         {
+            DropConnectionsIfOutOfStep(e);
             throw new StorageUnavailableException("The connection to the database failed.", BreakDuration, e);
         }
         finally
@@ -186,6 +195,14 @@ public sealed class StoragePipelines
         var remaining = RequestBudget.Remaining(_clock) ?? TimeSpan.FromMilliseconds(_options.RequestBudgetMs);
         // Zero or less would switch Polly's timeout off; a spent budget must fail at once instead.
         return remaining > MinimumTimeout ? remaining : MinimumTimeout;
+    }
+
+    private void DropConnectionsIfOutOfStep(Exception? failure)
+    {
+        if (failure is not null && StorageFaults.IsStatementOutOfStep(failure))
+        {
+            _dropConnections?.Invoke();
+        }
     }
 
     private static CancellationToken Caller(ResilienceContext context) =>
@@ -216,6 +233,7 @@ public sealed class StoragePipelines
                 OnRetry = args =>
                 {
                     events.Retrying(name, args.AttemptNumber + 1, args.RetryDelay, args.Outcome.Exception);
+                    DropConnectionsIfOutOfStep(args.Outcome.Exception);
                     return default;
                 },
             });
