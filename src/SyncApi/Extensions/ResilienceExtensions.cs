@@ -2,6 +2,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
+using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -27,7 +28,12 @@ public static class ResilienceExtensions
             sp.GetRequiredService<IOptions<ResilienceOptions>>(),
             sp.GetRequiredService<IResilienceEvents>(),
             sp.GetRequiredService<TimeProvider>(),
-            separateReadSource: !string.IsNullOrWhiteSpace(sp.GetRequiredService<IOptions<StorageOptions>>().Value.ReadConnectionString)));
+            separateReadSource: !string.IsNullOrWhiteSpace(sp.GetRequiredService<IOptions<StorageOptions>>().Value.ReadConnectionString),
+            dropConnections: () =>
+            {
+                sp.GetService<NpgsqlDataSource>()?.Clear();
+                sp.GetKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey)?.Clear();
+            }));
 
         // Graceful shutdown: Kestrel stops accepting and drains the requests in flight for this long.
         services.AddOptions<HostOptions>().Configure<IOptions<ResilienceOptions>>((host, resilience) =>

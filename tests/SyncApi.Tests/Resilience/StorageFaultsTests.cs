@@ -24,6 +24,10 @@ public sealed class StorageFaultsTests
             new AggregateException(new NpgsqlException("Failed to connect", new SocketException(111)), new InvalidOperationException("bad")))));
 
     [Fact]
+    public void AConnectionWhosePreparedStatementsAreOutOfStepWithTheServerIsTransient() =>
+        Assert.True(StorageFaults.IsTransient(new PostgresException("prepared statement \"_auto3\" does not exist", "ERROR", "ERROR", "26000")));
+
+    [Fact]
     public void AnotherClientSideErrorIsNotTransient() =>
         Assert.False(StorageFaults.IsTransient(new NpgsqlException("Received unexpected backend message.")));
 }

@@ -14,7 +14,7 @@ public static class StorageFaults
     /// </summary>
     public static bool IsTransient(Exception exception) => exception switch
     {
-        PostgresException postgres => IsTransientSqlState(postgres.SqlState),
+        PostgresException postgres => IsTransientSqlState(postgres.SqlState) || IsStatementOutOfStep(postgres),
         // A multi-host string during a failover: no host is of the kind asked for (no primary yet, as
         // Npgsql's host state cache says), or every host failed for a transient reason.
         NpgsqlException { InnerException: null } npgsql when npgsql.Message == NoSuitableHost => true,
@@ -23,6 +23,18 @@ public static class StorageFaults
         TimeoutException or SocketException => true,
         _ => false,
     };
+
+    /// <summary>
+    /// The server has no prepared statement of a name the connection's driver holds as prepared (26000,
+    /// <c>prepared statement "_autoN" does not exist</c>): the connection's record of its statements is
+    /// out of step with the server, and every later call on it would fail the same way. Neither the
+    /// statement nor the database is at fault. The service's own batches cannot cause it (they are
+    /// prepared before they run, <c>PreparedBatches</c>); a pooler or an operator deallocating
+    /// statements could. Such a connection is dropped from the pool and the call tried again on another:
+    /// it is transient, so a device gets an answer or a 503, never a 500.
+    /// </summary>
+    public static bool IsStatementOutOfStep(Exception exception) =>
+        exception is PostgresException { SqlState: PostgresErrorCodes.InvalidSqlStatementName };
 
     /// <summary>
     /// A failure that counts against the circuit breaker: a transient one, or a call that ran out of

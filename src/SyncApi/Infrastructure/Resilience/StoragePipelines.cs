@@ -16,7 +16,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 /// <item>circuit breaker, one shared by all pipelines (the database is one dependency): when it is open, calls fail at once.
 /// With a read source of its own (<c>Storage:ReadConnectionString</c>, the standbys) the lag-tolerant reads
 /// have a circuit of their own: a cluster without a primary during a failover must not cut off the
-/// reads the standbys still serve.</item>
+/// reads the standbys still serve. A call whose size its caller chose (<see cref="CallCost.CallerShaped"/>)
+/// is refused while its circuit is not closed but runs outside it: one device's heavy page overrunning
+/// its budget is not evidence against the database that every device shares.</item>
 /// </list>
 /// This is the only retry layer of a database call: Npgsql itself does not retry commands, and the
 /// handlers above do not retry. A multi-host connection string makes each new attempt's connection
@@ -54,55 +56,42 @@ public sealed class StoragePipelines
     private static readonly TimeSpan MinimumTimeout = TimeSpan.FromMilliseconds(1);
 
     private readonly FrozenDictionary<string, ResiliencePipeline<object?>> _pipelines;
+    private readonly FrozenDictionary<string, ResiliencePipeline<object?>> _callerShaped;
+    private readonly FrozenDictionary<string, CircuitBreakerStateProvider> _circuits;
     private readonly ResilienceOptions _options;
     private readonly TimeProvider _clock;
+    private readonly Action? _dropConnections;
 
-    public StoragePipelines(IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock, bool separateReadSource = false)
+    /// <param name="dropConnections">
+    /// Empties the connection pools, so that the connection in use is closed when it is returned: called
+    /// when a call fails because a connection's prepared statements are out of step with the server
+    /// (<see cref="StorageFaults.IsStatementOutOfStep"/>), before the call is tried again.
+    /// </param>
+    public StoragePipelines(
+        IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock, bool separateReadSource = false, Action? dropConnections = null)
     {
         _options = options.Value;
         _clock = clock;
+        _dropConnections = dropConnections;
         Breaker = new CircuitBreakerStateProvider();
         var breaker = BuildBreaker(_options, events, clock, Breaker);
         ReadBreaker = separateReadSource ? new CircuitBreakerStateProvider() : Breaker;
         var readBreaker = separateReadSource ? BuildBreaker(_options, events, clock, ReadBreaker) : breaker;
 
         var pipelines = new Dictionary<string, ResiliencePipeline<object?>>();
+        var callerShaped = new Dictionary<string, ResiliencePipeline<object?>>();
+        var circuits = new Dictionary<string, CircuitBreakerStateProvider>();
         foreach (var (name, retries) in new[] { (PointRead, true), (RangeRead, true), (Write, false), (IdempotentWrite, true), (PrimaryRead, true) })
         {
-            var circuit = name is PointRead or RangeRead ? readBreaker : breaker;
-            var builder = new ResiliencePipelineBuilder<object?> { Name = name, TimeProvider = clock };
-            builder.AddTimeout(new TimeoutStrategyOptions
-            {
-                TimeoutGenerator = _ => ValueTask.FromResult(Timeout()),
-                OnTimeout = _ =>
-                {
-                    events.TimedOut(name);
-                    return default;
-                },
-            });
-            if (retries && _options.RetryAttempts > 0)
-            {
-                builder.AddRetry(new RetryStrategyOptions<object?>
-                {
-                    MaxRetryAttempts = _options.RetryAttempts,
-                    Delay = TimeSpan.FromMilliseconds(_options.RetryBaseDelayMs),
-                    BackoffType = DelayBackoffType.Exponential,
-                    UseJitter = true,
-                    ShouldHandle = args => ValueTask.FromResult(
-                        args.Outcome.Exception is { } e && StorageFaults.IsTransient(e) && !Caller(args.Context).IsCancellationRequested),
-                    OnRetry = args =>
-                    {
-                        events.Retrying(name, args.AttemptNumber + 1, args.RetryDelay, args.Outcome.Exception);
-                        return default;
-                    },
-                });
-            }
-
-            builder.AddPipeline(circuit);
-            pipelines[name] = builder.Build();
+            var reads = name is PointRead or RangeRead;
+            pipelines[name] = Build(name, retries, reads ? readBreaker : breaker, events);
+            callerShaped[name] = Build(name, retries, circuit: null, events);
+            circuits[name] = reads ? ReadBreaker : Breaker;
         }
 
         _pipelines = pipelines.ToFrozenDictionary();
+        _callerShaped = callerShaped.ToFrozenDictionary();
+        _circuits = circuits.ToFrozenDictionary();
     }
 
     /// <summary>The shared circuit's state (closed, open, half-open), for readiness and tests.</summary>
@@ -118,22 +107,49 @@ public sealed class StoragePipelines
     /// </summary>
     public Task<TResult> RunAsync<TResult, TState>(
         string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
-        RunCoreAsync(name, state, call, detach: true, cancellationToken);
+        RunCoreAsync(name, CallCost.Bounded, state, call, detach: true, cancellationToken);
+
+    /// <summary><see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call of the given <see cref="CallCost"/>.</summary>
+    public Task<TResult> RunAsync<TResult, TState>(
+        string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
+        RunCoreAsync(name, cost, state, call, detach: true, cancellationToken);
 
     /// <summary>
-    /// <see cref="RunAsync"/> for a call through the read coalescer, which is given the pipeline's token
+    /// <see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call through the read coalescer, which is given the pipeline's token
     /// as it is. The coalescer already does what <see cref="DatabaseCancellation"/> would: a read
     /// whose token fires returns at once, and a batch nobody waits for any more is cancelled on a
     /// canceller thread, never on the thread that fired the token.
     /// </summary>
     public Task<TResult> RunCoalescedAsync<TResult, TState>(
         string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
-        RunCoreAsync(name, state, call, detach: false, cancellationToken);
+        RunCoreAsync(name, CallCost.Bounded, state, call, detach: false, cancellationToken);
+
+    /// <summary><see cref="RunCoalescedAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call of the given <see cref="CallCost"/>.</summary>
+    public Task<TResult> RunCoalescedAsync<TResult, TState>(
+        string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
+        RunCoreAsync(name, cost, state, call, detach: false, cancellationToken);
 
     private async Task<TResult> RunCoreAsync<TResult, TState>(
-        string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, bool detach, CancellationToken cancellationToken)
+        string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call, bool detach, CancellationToken cancellationToken)
     {
-        var pipeline = _pipelines[name];
+        ResiliencePipeline<object?> pipeline;
+        if (cost == CallCost.CallerShaped)
+        {
+            // Outside the circuit, but never past it: while it is open or probing, the database is
+            // presumed unwell and a heavy call would only add to its load.
+            if (_circuits[name].CircuitState != CircuitState.Closed)
+            {
+                RequestBudget.MarkCircuitRejected();
+                throw new StorageUnavailableException("The database is unavailable; calls are refused until it answers again.", BreakDuration);
+            }
+
+            pipeline = _callerShaped[name];
+        }
+        else
+        {
+            pipeline = _pipelines[name];
+        }
+
         var context = ResilienceContextPool.Shared.Get(name, cancellationToken);
         context.Properties.Set(CallerToken, cancellationToken);
         try
@@ -161,6 +177,7 @@ public sealed class StoragePipelines
         }
         catch (Exception e) when (StorageFaults.IsTransient(e) && !cancellationToken.IsCancellationRequested)
         {
+            DropConnectionsIfOutOfStep(e);
             throw new StorageUnavailableException("The connection to the database failed.", BreakDuration, e);
         }
         finally
@@ -180,8 +197,55 @@ public sealed class StoragePipelines
         return remaining > MinimumTimeout ? remaining : MinimumTimeout;
     }
 
+    private void DropConnectionsIfOutOfStep(Exception? failure)
+    {
+        if (failure is not null && StorageFaults.IsStatementOutOfStep(failure))
+        {
+            _dropConnections?.Invoke();
+        }
+    }
+
     private static CancellationToken Caller(ResilienceContext context) =>
         context.Properties.TryGetValue(CallerToken, out var token) ? token : CancellationToken.None;
+
+    private ResiliencePipeline<object?> Build(string name, bool retries, ResiliencePipeline<object?>? circuit, IResilienceEvents events)
+    {
+        var builder = new ResiliencePipelineBuilder<object?> { Name = name, TimeProvider = _clock };
+        builder.AddTimeout(new TimeoutStrategyOptions
+        {
+            TimeoutGenerator = _ => ValueTask.FromResult(Timeout()),
+            OnTimeout = _ =>
+            {
+                events.TimedOut(name);
+                return default;
+            },
+        });
+        if (retries && _options.RetryAttempts > 0)
+        {
+            builder.AddRetry(new RetryStrategyOptions<object?>
+            {
+                MaxRetryAttempts = _options.RetryAttempts,
+                Delay = TimeSpan.FromMilliseconds(_options.RetryBaseDelayMs),
+                BackoffType = DelayBackoffType.Exponential,
+                UseJitter = true,
+                ShouldHandle = args => ValueTask.FromResult(
+                    args.Outcome.Exception is { } e && StorageFaults.IsTransient(e) && !Caller(args.Context).IsCancellationRequested),
+                OnRetry = args =>
+                {
+                    events.Retrying(name, args.AttemptNumber + 1, args.RetryDelay, args.Outcome.Exception);
+                    DropConnectionsIfOutOfStep(args.Outcome.Exception);
+                    return default;
+                },
+            });
+        }
+
+        if (circuit is not null)
+        {
+            builder.AddPipeline(circuit);
+        }
+
+        return builder.Build();
+    }
 
     private static ResiliencePipeline<object?> BuildBreaker(
         ResilienceOptions options, IResilienceEvents events, TimeProvider clock, CircuitBreakerStateProvider state) =>

@@ -30,7 +30,7 @@ public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer, StoragePipe
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         return pipelines.RunCoalescedAsync(
-            StoragePipelines.RangeRead, (coalescer, user, range, limit),
+            StoragePipelines.RangeRead, CallCosts.OfRows(limit), (coalescer, user, range, limit),
             static (s, ct) => s.coalescer.ReadAsync(new ListHighlightsRead(s.user, s.range, s.limit), ct),
             cancellationToken);
     }

@@ -31,7 +31,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
         NpgsqlDataSource dataSource, UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        await using var batch = dataSource.CreateBatch();
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var batch = new NpgsqlBatch(connection);
         batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.CommittedSeq) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
         batch.BatchCommands.Add(new NpgsqlBatchCommand(LibraryQueries.Changes)
         {
@@ -53,7 +54,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         });
-        await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
             return null;

@@ -103,7 +103,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                 },
             },
         };
-        await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
             return null;

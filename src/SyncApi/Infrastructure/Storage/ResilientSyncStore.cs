@@ -13,6 +13,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// transaction, and the device's own retry of the batch is the replay that is safe (idempotent by
 /// highlight id). Granting a book is a plain write. The reads here run on the primary (a pull
 /// reads after the device's own pushes), so they sit behind the primary's circuit, not the standbys'.
+/// A pull or device list of more rows than a default page, and a push of more changes, are sized by
+/// the device (<see cref="CallCosts"/>): they obey the circuit but are not counted by it.
 /// </summary>
 public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines pipelines) : ISyncStore
 {
@@ -22,13 +24,13 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
         Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
         CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.Write, (store, user, ids, decide),
+            StoragePipelines.Write, CallCosts.OfRows(ids.Count), (store, user, ids, decide),
             static (s, ct) => s.store.ApplyAsync(s.user, s.ids, s.decide, ct),
             cancellationToken);
 
     public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (store, user, after, limit),
+            StoragePipelines.PrimaryRead, CallCosts.OfRows(limit), (store, user, after, limit),
             static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, ct),
             cancellationToken);
 
@@ -50,7 +52,7 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
 
     public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (store, user, after, limit),
+            StoragePipelines.PrimaryRead, CallCosts.OfRows(limit), (store, user, after, limit),
             static (s, ct) => s.store.ListDevicesAsync(s.user, s.after, s.limit, ct),
             cancellationToken);
 

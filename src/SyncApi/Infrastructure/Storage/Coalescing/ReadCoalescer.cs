@@ -121,7 +121,7 @@ public sealed class ReadCoalescer(NpgsqlDataSource dataSource, ReadCoalescingOpt
             command.BatchCommands.Add(read.CreateCommand());
         }
 
-        await using var reader = await command.ExecuteReaderAsync(token).ConfigureAwait(false);
+        await using var reader = await command.ExecutePreparedReaderAsync(token).ConfigureAwait(false);
         for (var i = 0; i < batch.Reads.Count; i++)
         {
             if (i > 0 && !await reader.NextResultAsync(token).ConfigureAwait(false))
