@@ -41,7 +41,8 @@ public sealed class KoboLinkTests(SyncServiceDatabase db) : IClassFixture<SyncSe
         using var body = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
         var endpoint = body.RootElement.GetProperty("apiEndpoint").GetString()!;
         Assert.Single(body.RootElement.EnumerateObject());
-        Assert.Matches("^http://localhost/kobo/[A-Za-z0-9_-]{43}$", endpoint);
+        // No public base configured, and no connection of its own in process: the REST listener's address.
+        Assert.Matches("^http://127.0.0.1:5080/kobo/[A-Za-z0-9_-]{43}$", endpoint);
         var secret = KoboLinks.SecretOf(endpoint);
         var stored = await StoredLinkAsync(user);
         Assert.Equal(Convert.ToHexStringLower(SHA256.HashData(Encoding.ASCII.GetBytes(secret))), stored.Hash);

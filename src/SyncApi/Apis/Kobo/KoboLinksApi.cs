@@ -42,7 +42,7 @@ internal static class KoboLinksApi
         var bounds = new DeviceBounds(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
         _ = await links.CreateAsync(user, caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, cancellationToken)
             ?? throw new ResourceNotFoundException($"User {user} does not exist.");
-        var endpoint = KoboUrls.Base(options.Value, context.Request) + "/kobo/" + secret;
+        var endpoint = KoboUrls.Base(options.Value, context) + "/kobo/" + secret;
         return TypedResults.Json(new KoboLinkCreated(endpoint), KoboLinkJsonContext.Default.KoboLinkCreated, statusCode: StatusCodes.Status201Created);
     }
 }
