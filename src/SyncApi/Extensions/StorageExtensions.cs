@@ -58,7 +58,7 @@ public static class StorageExtensions
         services.TryAddSingleton(TimeProvider.System);
         services.AddHostedService<TombstonePurgeService>();
         // The list authentication checks; filled from the store even where device auth is not added.
-        services.TryAddSingleton<DeviceRevocationList>();
+        services.TryAddSingleton(DeviceRevocationList.FromSettings);
         services.AddHostedService<DeviceRevocationRefresher>();
         services.AddSingleton<RevocationPurge>();
         services.AddHostedService<RevocationPurgeService>();
