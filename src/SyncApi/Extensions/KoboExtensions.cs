@@ -20,6 +20,7 @@ public static class KoboExtensions
             .ValidateOnStart();
         builder.Services.AddSingleton<KoboLinkStore>();
         builder.Services.AddSingleton<KoboLinkCache>();
+        builder.Services.AddSingleton<KoboLinkLookups>();
         builder.Services.AddSingleton<ILibraryStore, PostgresLibraryStore>();
         builder.Services.AddSingleton<LibrarySync>();
         builder.Services.AddKoboAnnotations();

@@ -10,8 +10,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 public sealed record KoboLink(UserNo User, string DeviceId, DateTimeOffset CreatedAt, DateTimeOffset? RevokedAt);
 
 /// <summary>
-/// Kobo links in PostgreSQL (<see cref="KoboLinkQueries"/>), each call in its storage pipeline. Only a
-/// secret's SHA-256 reaches the store. Links are read from the primary: a device uses its link
+/// Kobo links in PostgreSQL (<see cref="KoboLinkQueries"/>), each call in its storage pipeline, except the
+/// look-up that authenticates an e-reader (<see cref="LookUpAsync"/>). Only a secret's SHA-256 reaches the store. Links are read from the primary: a device uses its link
 /// moments after it was made, before a standby may have it.
 /// </summary>
 public sealed class KoboLinkStore(NpgsqlDataSource dataSource, StoragePipelines pipelines)
@@ -27,12 +27,14 @@ public sealed class KoboLinkStore(NpgsqlDataSource dataSource, StoragePipelines 
             static (s, ct) => CreateCoreAsync(s.dataSource, s.user, s.deviceId, s.secretHash, s.bounds, ct),
             cancellationToken);
 
-    /// <summary>The link whose secret hashes to <paramref name="secretHash"/>; null when there is none.</summary>
-    public Task<KoboLink?> FindAsync(byte[] secretHash, CancellationToken cancellationToken) =>
-        pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (dataSource, secretHash),
-            static (s, ct) => FindCoreAsync(s.dataSource, s.secretHash, ct),
-            cancellationToken);
+    /// <summary>
+    /// The link whose secret hashes to <paramref name="secretHash"/>; null when there is none. Outside
+    /// the storage pipelines on purpose: a caller presenting a secret is not authenticated yet, so its
+    /// look-up has its own limits (<see cref="Auth.KoboLinkLookups"/>), and its failures must not count
+    /// against the circuit the devices' calls share.
+    /// </summary>
+    public Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken) =>
+        DatabaseCancellation.RunAsync((dataSource, secretHash), static (s, ct) => FindCoreAsync(s.dataSource, s.secretHash, ct), cancellationToken);
 
     /// <summary>
     /// Records that a linked e-reader synced, as its linking device: that device stays among the user's
