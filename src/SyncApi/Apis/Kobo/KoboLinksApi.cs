@@ -1,12 +1,11 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Kobo.Sync.Domain.Reading;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Kobo;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
+using Microsoft.Net.Http.Headers;
 
 namespace Kobo.Sync.SyncApi.Apis.Kobo;
 
@@ -31,17 +30,19 @@ internal static class KoboLinksApi
         return group;
     }
 
-    private static async Task<JsonHttpResult<KoboLinkCreated>> CreateLink(
-        string userNo, HttpContext context, KoboLinkStore links, SyncSettings settings, TimeProvider clock,
-        IOptions<KoboOptions> options, CancellationToken cancellationToken)
+    private static async Task<Results<JsonHttpResult<KoboLinkCreated>, ProblemHttpResult>> CreateLink(
+        string userNo, HttpContext context, KoboLinkRegistry registry, IOptions<KoboOptions> options, CancellationToken cancellationToken)
     {
-        var caller = context.Caller();
-        var user = RequestIds.User(userNo);
-        caller.EnsureOwns(user);
-        var secret = KoboLinkSecrets.New();
-        var bounds = new DeviceBounds(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
-        _ = await links.CreateAsync(user, caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, cancellationToken)
-            ?? throw new ResourceNotFoundException($"User {user} does not exist.");
+        var secret = await registry.CreateAsync(
+            context.Caller(), DeviceAuthentication.IssuedAt(context.User), RequestIds.User(userNo), cancellationToken);
+        if (secret is null)
+        {
+            // As the token's next request would be answered once this instance learns of the revocation.
+            context.Response.Headers[HeaderNames.WWWAuthenticate] = "Bearer error=\"invalid_token\"";
+            return TypedResults.Problem(
+                "This device has been revoked; enrol it again for a new token.", statusCode: StatusCodes.Status401Unauthorized, title: "Unauthorized");
+        }
+
         var endpoint = KoboUrls.Base(options.Value, context) + "/kobo/" + secret;
         return TypedResults.Json(new KoboLinkCreated(endpoint), KoboLinkJsonContext.Default.KoboLinkCreated, statusCode: StatusCodes.Status201Created);
     }
