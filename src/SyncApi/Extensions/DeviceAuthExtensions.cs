@@ -19,7 +19,7 @@ public static class DeviceAuthExtensions
             .ValidateOnStart();
         builder.Services.AddSingleton<DeviceTokenKeys>();
         builder.Services.AddSingleton<ValidatedTokenCache>();
-        builder.Services.TryAddSingleton<DeviceRevocationList>();
+        builder.Services.TryAddSingleton(DeviceRevocationList.FromSettings);
         builder.Services.AddSingleton<IRevokedDevices>(services => services.GetRequiredService<DeviceRevocationList>());
 
         builder.Services.AddAuthentication(DeviceAuthentication.Scheme)

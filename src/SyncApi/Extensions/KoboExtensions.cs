@@ -5,6 +5,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Kobo;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authorization;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
@@ -19,7 +20,9 @@ public static class KoboExtensions
             .Bind(builder.Configuration.GetSection(KoboOptions.SectionName))
             .ValidateOnStart();
         builder.Services.AddSingleton<KoboLinkStore>();
-        builder.Services.AddSingleton<KoboLinkCache>();
+        builder.Services.TryAddSingleton<KoboLinkCache>();
+        builder.Services.AddSingleton<KoboLinkLookups>();
+        builder.Services.AddSingleton<KoboLinkRegistry>();
         builder.Services.AddSingleton<ILibraryStore, PostgresLibraryStore>();
         builder.Services.AddSingleton<LibrarySync>();
         builder.Services.AddKoboAnnotations();

@@ -58,7 +58,9 @@ public static class StorageExtensions
         services.TryAddSingleton(TimeProvider.System);
         services.AddHostedService<TombstonePurgeService>();
         // The list authentication checks; filled from the store even where device auth is not added.
-        services.TryAddSingleton<DeviceRevocationList>();
+        services.TryAddSingleton(DeviceRevocationList.FromSettings);
+        // The Kobo links it drops when their revocations arrive, likewise.
+        services.TryAddSingleton<KoboLinkCache>();
         services.AddHostedService<DeviceRevocationRefresher>();
         services.AddSingleton<RevocationPurge>();
         services.AddHostedService<RevocationPurgeService>();

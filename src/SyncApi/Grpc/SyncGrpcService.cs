@@ -5,6 +5,7 @@ using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Kobo;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
@@ -13,15 +14,15 @@ using Microsoft.AspNetCore.Authorization;
 namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
-/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/> and
-/// <see cref="ReadingStateSync"/> (shared with REST) as the authenticated device, and map the result
+/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/>,
+/// <see cref="ReadingStateSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
 /// to the contract's messages. A call without a valid token never gets here: the authorization
 /// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
 /// </summary>
 [Authorize]
 internal sealed class SyncGrpcService(
     DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics,
-    ReadingStateSync readingStates)
+    ReadingStateSync readingStates, KoboLinkRegistry koboLinks)
     : SyncService.SyncServiceBase
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
@@ -111,6 +112,30 @@ internal sealed class SyncGrpcService(
     {
         await sync.RevokeDeviceAsync(Caller(context), RequestIds.User(request.UserNo), request.DeviceId, context.CancellationToken);
         return new RevokeDeviceResponse();
+    }
+
+    public override async Task<ListKoboLinksResponse> ListKoboLinks(ListKoboLinksRequest request, ServerCallContext context)
+    {
+        var links = await koboLinks.ListAsync(Caller(context), RequestIds.User(request.UserNo), context.CancellationToken);
+        var response = new ListKoboLinksResponse();
+        foreach (var link in links)
+        {
+            var message = new V1.KoboLink { Id = link.Id, DeviceId = link.DeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
+            if (link.RevokedAt is { } revokedAt)
+            {
+                message.RevokedAt = Timestamp.FromDateTimeOffset(revokedAt);
+            }
+
+            response.Links.Add(message);
+        }
+
+        return response;
+    }
+
+    public override async Task<RevokeKoboLinkResponse> RevokeKoboLink(RevokeKoboLinkRequest request, ServerCallContext context)
+    {
+        await koboLinks.RevokeAsync(Caller(context), RequestIds.User(request.UserNo), request.LinkId, context.CancellationToken);
+        return new RevokeKoboLinkResponse();
     }
 
     public override async Task<V1.ReadingState> GetReadingState(GetReadingStateRequest request, ServerCallContext context)

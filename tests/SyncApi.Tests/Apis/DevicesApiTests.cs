@@ -75,32 +75,54 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
         Assert.Empty(await db.StoredAsync(user));
     }
 
+    /// <summary>
+    /// An instance that accepts no clock skew: a token issued after a revocation then works from the
+    /// next second on, where the default skew (30 s) would make a test wait that long (<see cref="ATokenIssuedWithinTheClockSkewAfterTheRevocationIsRefused"/>).
+    /// </summary>
+    private SyncApiFactory WithoutSkew() => db.ServiceWith(new() { ["Auth:ClockSkewSeconds"] = "0" });
+
     [Fact]
     public async Task ATokenIssuedAfterTheRevocationWorks()
     {
+        using var service = WithoutSkew();
         var user = db.NewUser();
-        using var owner = db.Device(user, "owner");
-        using var revoked = db.Device(user, "re-enrolled");
+        using var owner = service.CreateClient().WithToken(TestTokens.For(user, "owner"));
+        using var revoked = service.CreateClient().WithToken(TestTokens.For(user, "re-enrolled"));
         await revoked.PullPageAsync(user, null);
         Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "re-enrolled"));
         await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token); // token issue times have whole seconds
 
-        using var fresh = db.Device(user, "re-enrolled");
+        using var fresh = service.CreateClient().WithToken(TestTokens.For(user, "re-enrolled"));
 
         await fresh.PullPageAsync(user, null);
     }
 
     [Fact]
-    public async Task RevokingAReEnrolledDeviceAgainRefusesItsNewToken()
+    public async Task ATokenIssuedWithinTheClockSkewAfterTheRevocationIsRefused()
     {
+        // A token minted by an issuer whose clock runs 20 s ahead, before the revocation: it says it was issued after it.
         var user = db.NewUser();
         using var owner = db.Device(user, "owner");
-        using var first = db.Device(user, "reader");
+        using var ahead = db.Factory.CreateClient().WithToken(TestTokens.For(user, "reader", issuedAt: DateTime.UtcNow.AddSeconds(20)));
+        await ahead.PullPageAsync(user, null);
+
+        Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
+
+        await ahead.PullPageAsync(user, null, expect: 401);
+    }
+
+    [Fact]
+    public async Task RevokingAReEnrolledDeviceAgainRefusesItsNewToken()
+    {
+        using var service = WithoutSkew();
+        var user = db.NewUser();
+        using var owner = service.CreateClient().WithToken(TestTokens.For(user, "owner"));
+        using var first = service.CreateClient().WithToken(TestTokens.For(user, "reader"));
         await first.PullPageAsync(user, null);
         Assert.Equal(HttpStatusCode.NoContent, await RevokeAsync(owner, user, "reader"));
         var firstRevocation = (await DeviceAsync(owner, user, "reader")).GetProperty("revokedAt").GetDateTimeOffset();
         await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token); // token issue times have whole seconds
-        using var reEnrolled = db.Device(user, "reader");
+        using var reEnrolled = service.CreateClient().WithToken(TestTokens.For(user, "reader"));
         await reEnrolled.PullPageAsync(user, null);
         await Task.Delay(TimeSpan.FromSeconds(1.1), TestTimeout.Token);
 
@@ -116,6 +138,7 @@ public sealed class DevicesApiTests(SyncServiceDatabase db) : IClassFixture<Sync
         var user = db.NewUser();
         var settings = TestTokens.ServiceSettings(db.ConnectionString);
         settings["Sync:RevocationRefreshSeconds"] = "1";
+        settings["Auth:ClockSkewSeconds"] = "0";
         await using var other = new SyncApiFactory(settings);
         using var owner = db.Device(user, "owner");
         using var first = db.Device(user, "reader");

@@ -118,6 +118,12 @@ internal static class GrpcCalls
             new KeyValuePair<string, string>("x-custom-bin", "!!!not base64!!!"),
             new KeyValuePair<string, string>("x-long", new string('m', 6_000))).Array[1, 2]));
 
+    /// <summary>Kobo link ids: well-formed ones no link has, and odd text (a link's id is 16 hexadecimal characters).</summary>
+    public static Gen<string> KoboLinkId { get; } = Gen.Frequency(
+        (3, Gen.ULong.Select(v => v.ToString("x16", CultureInfo.InvariantCulture))),
+        (1, Gen.OneOf(string.Empty, "0123456789ABCDEF", "0123456789abcdef0", "0123456789abcde", "g123456789abcdef", "+123456789abcdef", " 123456789abcdef")),
+        (2, Text));
+
     /// <summary>(operation, message) for every method, the message's fields from the generators above.</summary>
     public static Gen<(string Operation, IMessage Message, string? RevokedDevice)> Messages(FuzzWorld world)
     {
@@ -139,6 +145,8 @@ internal static class GrpcCalls
             (3, Gen.Select(UserNo, since, PageSize, (u, s, p) => ("PullChanges", (IMessage)new PullChangesRequest { UserNo = u, Since = s, PageSize = p }, (string?)null))),
             (1, UserNo.Select(u => ("ListDevices", (IMessage)new ListDevicesRequest { UserNo = u }, (string?)null))),
             (2, Gen.Select(UserNo, device, (u, d) => ("RevokeDevice", (IMessage)new RevokeDeviceRequest { UserNo = u, DeviceId = d }, (string?)d))),
+            (1, UserNo.Select(u => ("ListKoboLinks", (IMessage)new ListKoboLinksRequest { UserNo = u }, (string?)null))),
+            (1, Gen.Select(UserNo, KoboLinkId, (u, id) => ("RevokeKoboLink", (IMessage)new RevokeKoboLinkRequest { UserNo = u, LinkId = id }, (string?)null))),
             (1, Gen.Select(UserNo, BookNo, (u, b) => ("GetReadingState", (IMessage)new GetReadingStateRequest { UserNo = u, BookNo = b }, (string?)null))),
             (3, Gen.Select(UserNo, BookNo, ReadingStatePut, (u, b, put) =>
             {

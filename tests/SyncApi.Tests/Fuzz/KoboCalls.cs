@@ -14,7 +14,7 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// initialization, device auth with generated bodies, library sync with real, mutated, foreign and odd
 /// <c>x-kobo-synctoken</c> values, book metadata, archiving and reading states (generated bodies) with
 /// real, foreign and odd UUIDs, and
-/// store or unknown paths with any method.
+/// store or unknown paths with the device's methods and others (TRACE, OPTIONS, HEAD, PROPFIND, made-up ones).
 /// </summary>
 internal static class KoboCalls
 {
@@ -47,7 +47,9 @@ internal static class KoboCalls
             (4, Gen.OneOf("/v1/user/profile", "/v1/user/wishlist?PageSize=30&PageIndex=0", "/v1/user/loyalty/benefits", "/v1/analytics/gettests",
                 "/v1/analytics/event", "/v1/deals", "/v1/products/featured/", "/v1/library/tags", "/v1/library/sync/extra", "/")),
             (2, OddText.Any.Select(t => "/v1/" + OddText.Percent(t))));
-        var method = Gen.OneOf(HttpMethod.Get, HttpMethod.Post, HttpMethod.Put, HttpMethod.Delete, HttpMethod.Patch);
+        var method = Gen.Frequency(
+            (10, Gen.OneOf(HttpMethod.Get, HttpMethod.Post, HttpMethod.Put, HttpMethod.Delete, HttpMethod.Patch)),
+            (1, Gen.OneOf(HttpMethod.Trace, HttpMethod.Options, HttpMethod.Head, new HttpMethod("PROPFIND"), new HttpMethod("BREW"))));
         var stateBody = Gen.Frequency(
             (4, Gen.Select(Gen.Double[-10, 120], Gen.Int[-5, 100_000], Gen.OneOf("ReadyToRead", "Reading", "Finished", "Other", ""),
                 Gen.OneOf("2026-11-20T10:00:00Z", "2026-11-20T10:00:00.0000000Z", "2126-01-01T00:00:00Z", "1969-12-31T23:59:59Z", "yesterday", ""),
@@ -65,7 +67,7 @@ internal static class KoboCalls
             (2, Gen.Select(secret, uuid, (s, u) => Call("KoboGetReadingState", HttpMethod.Get, s, world, $"/v1/library/{u}/state"))),
             (3, Gen.Select(secret, uuid, stateBody, (s, u, b) => Call("KoboPutReadingState", HttpMethod.Put, s, world, $"/v1/library/{u}/state", b))),
             (2, Gen.Select(secret, method, storePath, body, (s, m, p, b) =>
-                Call("KoboStoreCall", m, s, world, p, m == HttpMethod.Get || m == HttpMethod.Delete ? null : b))));
+                Call("KoboStoreCall", m, s, world, p, m == HttpMethod.Get || m == HttpMethod.Delete || m == HttpMethod.Trace || m == HttpMethod.Head ? null : b))));
     }
 
     private static RestCall Call(string operation, HttpMethod method, FuzzAuth auth, KoboWorld world, string path, byte[]? body = null, string? token = null) =>

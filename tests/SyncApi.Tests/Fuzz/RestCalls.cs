@@ -103,7 +103,7 @@ internal static class RestCalls
                 (u, m, a) => new RestCall("OtherMethod", m, $"/v1/users/{u}/highlights", a, [], null, null))));
     }
 
-    /// <summary>Device sync: the delta pull with its sync token, and revoking a device.</summary>
+    /// <summary>Device sync: the delta pull with its sync token, revoking a device, and listing and revoking Kobo links.</summary>
     public static Gen<RestCall> Sync(FuzzWorld world, Gen<FuzzAuth> auth)
     {
         var since = QueryValue(Opaque(world.SyncTokens, [.. world.Cursors, .. world.BookCursors]));
@@ -113,7 +113,12 @@ internal static class RestCalls
             (6, Gen.Select(UserSegment, since, size, auth, Headers, (u, s, p, a, h) =>
                 Get("PullChanges", $"/v1/users/{u}/changes" + Query(("since", s), ("pageSize", p)), a, h))),
             (3, Gen.Select(UserSegment, device, auth, (u, d, a) =>
-                new RestCall("RevokeDevice", HttpMethod.Delete, $"/v1/users/{u}/devices/{OddText.Percent(d)}", a, [], null, null, AsRouted(d)))));
+                new RestCall("RevokeDevice", HttpMethod.Delete, $"/v1/users/{u}/devices/{OddText.Percent(d)}", a, [], null, null, AsRouted(d)))),
+            (1, Gen.Select(UserSegment, auth, Headers, (u, a, h) => Get("ListKoboLinks", $"/v1/users/{u}/kobo-links", a, h))),
+            (1, Gen.Select(UserSegment, GrpcCalls.KoboLinkId, auth, (u, id, a) =>
+                new RestCall("RevokeKoboLink", HttpMethod.Delete, $"/v1/users/{u}/kobo-links/{OddText.Percent(id)}", a, [], null, null))),
+            (1, Gen.Select(UserSegment, Gen.OneOf(HttpMethod.Put, HttpMethod.Patch, new HttpMethod("PROPFIND")), auth,
+                (u, m, a) => new RestCall("OtherMethod", m, $"/v1/users/{u}/kobo-links", a, [], null, null))));
     }
 
     /// <summary>The push, with the bodies of <see cref="PushBodies"/> and, now and then, another content type.</summary>

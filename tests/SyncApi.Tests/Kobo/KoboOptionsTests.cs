@@ -35,4 +35,21 @@ public sealed class KoboOptionsTests
         Assert.True(result.Failed);
         Assert.Contains("Kobo:ContentBaseUrl", result.FailureMessage, StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData("LinkLookupConcurrency", 0)]
+    [InlineData("LinkLookupQueue", -1)]
+    [InlineData("LinkLookupTimeoutMs", 0)]
+    [InlineData("RefusedSecretsPerAddressBurst", 0)]
+    [InlineData("RefusedSecretsPerAddressPerMinute", 0)]
+    public void ALinkLookupLimitOutOfRangeFailsTheStartNamingTheKey(string key, int value)
+    {
+        var options = new KoboOptions();
+        typeof(KoboOptions).GetProperty(key)!.SetValue(options, value);
+
+        var result = new KoboOptionsValidator().Validate(null, options);
+
+        Assert.True(result.Failed);
+        Assert.Contains("Kobo:" + key, result.FailureMessage, StringComparison.Ordinal);
+    }
 }

@@ -22,7 +22,7 @@ public sealed class KoboSessionTests(KoboServiceDatabase db) : IClassFixture<Kob
         using var body = JsonDocument.Parse(await response.Content.ReadAsStringAsync(TestTimeout.Token));
         var resources = Assert.Single(body.RootElement.EnumerateObject(), p => p.Name == "Resources").Value;
         var root = kobo.ApiEndpoint;
-        Assert.StartsWith("http://localhost/kobo/", root, StringComparison.Ordinal);
+        Assert.StartsWith("http://127.0.0.1:5080/kobo/", root, StringComparison.Ordinal); // the REST listener, in process
         Assert.Equal(root + "/v1/library/sync", resources.GetProperty("library_sync").GetString());
         Assert.Equal(root + "/v1/library/{Ids}/state", resources.GetProperty("reading_state").GetString());
         Assert.Equal(root + "/v1/library/{Ids}/metadata", resources.GetProperty("library_metadata").GetString());

@@ -26,6 +26,12 @@ public static class DeviceAuthentication
             ? identity.ExpiresAt
             : throw new InvalidOperationException("The principal was not authenticated by the device token scheme.");
 
+    /// <summary>When the token that authenticated <paramref name="principal"/> was issued (its <c>iat</c>, whole seconds).</summary>
+    internal static DateTimeOffset IssuedAt(ClaimsPrincipal principal) =>
+        principal.Identity is DeviceIdentity identity
+            ? identity.IssuedAt
+            : throw new InvalidOperationException("The principal was not authenticated by the device token scheme.");
+
     /// <summary>
     /// Whether the token that authenticated <paramref name="principal"/> still holds at <paramref name="now"/>:
     /// not expired, and its device not revoked since. Authentication checks once per request; a call that

@@ -37,8 +37,9 @@ public sealed class DeviceTokenOptions
     public TimeSpan MaxTokenLifetime => TimeSpan.FromHours(MaxTokenLifetimeHours);
 
     /// <summary>
-    /// How long a revocation is kept: a token it refuses was issued at or before it, lives at most
-    /// <see cref="MaxTokenLifetime"/> and is accepted at most <see cref="ClockSkewSeconds"/> past its expiry.
+    /// How long a revocation is kept: a token it refuses was issued at most <see cref="ClockSkewSeconds"/>
+    /// after it (<see cref="DeviceRevocationList"/>), lives at most <see cref="MaxTokenLifetime"/> and is
+    /// accepted at most <see cref="ClockSkewSeconds"/> past its expiry.
     /// </summary>
-    public TimeSpan RevocationLifetime => MaxTokenLifetime + TimeSpan.FromSeconds(ClockSkewSeconds);
+    public TimeSpan RevocationLifetime => MaxTokenLifetime + TimeSpan.FromSeconds(2 * ClockSkewSeconds);
 }

@@ -4,19 +4,28 @@ using System.Security.Claims;
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 /// <summary>
-/// Links found live in the store, by secret hash (hex), for <see cref="Lifetime"/>: a device's calls
-/// during one sync look its link up once. A revocation still applies at once on this instance and
-/// within <c>Sync:RevocationRefreshSeconds</c> on the others, because every request checks the
-/// cached link against <see cref="DeviceRevocationList"/>; an entry outlives no revocation in that
-/// list (which keeps them for the longest token lifetime), so once it expires the store says
-/// "revoked". Bounded: when full it is emptied and refills from live traffic.
+/// What the store said of a secret hash (hex), kept so that a device's calls during one sync, and a
+/// secret presented again, cost no database read:
+/// <list type="bullet">
+/// <item>a live link, for <see cref="Lifetime"/>. Every request still checks it against
+/// <see cref="DeviceRevocationList"/>, and a revoked link is dropped (<see cref="Revoke"/>) at once on the
+/// instance that revoked it and within <c>Sync:RevocationRefreshSeconds</c> on the others, which poll
+/// the store's link revocations;</item>
+/// <item>a refused secret (no such link, or a revoked one: both answered alike), for <see cref="RefusalLifetime"/>.
+/// A hash the store did not know cannot become a link later (a link's secret is 32 random bytes,
+/// shown only after its row is committed), and a revoked link stays revoked.</item>
+/// </list>
+/// Each kind is bounded: when full it is emptied and refills from live traffic.
 /// </summary>
 internal sealed class KoboLinkCache
 {
     public const int Capacity = 10_000;
+    public const int RefusalCapacity = 50_000;
     public static readonly TimeSpan Lifetime = TimeSpan.FromMinutes(1);
+    public static readonly TimeSpan RefusalLifetime = TimeSpan.FromMinutes(10);
 
     private readonly ConcurrentDictionary<string, Entry> _entries = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, DateTimeOffset> _refused = new(StringComparer.Ordinal);
 
     public bool TryGet(string hashHex, DateTimeOffset now, out ClaimsPrincipal principal)
     {
@@ -35,6 +44,23 @@ internal sealed class KoboLinkCache
         return false;
     }
 
+    /// <summary>Whether the store refused this hash lately (unknown or revoked).</summary>
+    public bool IsRefused(string hashHex, DateTimeOffset now)
+    {
+        if (!_refused.TryGetValue(hashHex, out var validTo))
+        {
+            return false;
+        }
+
+        if (validTo > now)
+        {
+            return true;
+        }
+
+        _refused.TryRemove(hashHex, out _);
+        return false;
+    }
+
     public void Add(string hashHex, ClaimsPrincipal principal, DateTimeOffset now)
     {
         if (_entries.Count >= Capacity)
@@ -43,6 +69,24 @@ internal sealed class KoboLinkCache
         }
 
         _entries[hashHex] = new Entry(principal, now + Lifetime);
+    }
+
+    /// <summary>Remembers that the store has no live link for this hash.</summary>
+    public void AddRefused(string hashHex, DateTimeOffset now)
+    {
+        if (_refused.Count >= RefusalCapacity)
+        {
+            _refused.Clear();
+        }
+
+        _refused[hashHex] = now + RefusalLifetime;
+    }
+
+    /// <summary>A link was revoked: it is refused from now on.</summary>
+    public void Revoke(string hashHex, DateTimeOffset now)
+    {
+        AddRefused(hashHex, now);
+        _entries.TryRemove(hashHex, out _);
     }
 
     private sealed record Entry(ClaimsPrincipal Principal, DateTimeOffset ValidTo);

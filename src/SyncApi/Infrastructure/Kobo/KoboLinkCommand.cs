@@ -60,7 +60,9 @@ public static class KoboLinkCommand
         await new SchemaMigrator(dataSource).MigrateAsync(cancellationToken);
         var secret = KoboLinkSecrets.New();
         var bounds = new DeviceBounds(sync.MaxDevicesPerUser, DateTimeOffset.UtcNow - tokens.RevocationLifetime);
-        if (await KoboLinkStore.CreateCoreAsync(dataSource, user, device, KoboLinkSecrets.Hash(secret), bounds, cancellationToken) is null)
+        // No token asks here: the developer at the database's own machine is trusted, as the token command trusts them.
+        var created = await KoboLinkStore.CreateCoreAsync(dataSource, user, device, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
+        if (created.Outcome == KoboLinkOutcome.NoSuchUser)
         {
             error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"User {user} does not exist in the database."));
             return 1;

@@ -19,6 +19,25 @@ public sealed class KoboOptions
     /// </summary>
     public string ContentBaseUrl { get; set; } = string.Empty;
 
+    /// <summary>
+    /// How many link look-ups (a secret not in the cache, read from the store) run at once on this
+    /// instance. An unauthenticated caller can present any secret, so this is all the database work
+    /// such callers can cause together.
+    /// </summary>
+    public int LinkLookupConcurrency { get; set; } = 4;
+
+    /// <summary>How many link look-ups may wait for one of <see cref="LinkLookupConcurrency"/>; beyond it a look-up is refused at once (503).</summary>
+    public int LinkLookupQueue { get; set; } = 16;
+
+    /// <summary>How long a link look-up may take, its wait for a slot included; then it is answered 503.</summary>
+    public int LinkLookupTimeoutMs { get; set; } = 2000;
+
+    /// <summary>How many refused secrets (unknown or revoked links) one client address may present in a burst before it is answered 429.</summary>
+    public int RefusedSecretsPerAddressBurst { get; set; } = 10;
+
+    /// <summary>The rate at which an address's allowance of refused secrets comes back, per minute.</summary>
+    public int RefusedSecretsPerAddressPerMinute { get; set; } = 30;
+
     /// <summary>The configured public base, without a trailing slash; null when not set.</summary>
     public Uri? PublicBase => Absolute(PublicBaseUrl);
 

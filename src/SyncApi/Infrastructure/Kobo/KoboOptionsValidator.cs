@@ -18,6 +18,19 @@ internal sealed class KoboOptionsValidator : IValidateOptions<KoboOptions>
             failures.Add($"Kobo:ContentBaseUrl must be an absolute http or https URL without query or fragment; it was '{options.ContentBaseUrl}'.");
         }
 
+        Range(failures, "LinkLookupConcurrency", options.LinkLookupConcurrency, 1, 1_000);
+        Range(failures, "LinkLookupQueue", options.LinkLookupQueue, 0, 100_000);
+        Range(failures, "LinkLookupTimeoutMs", options.LinkLookupTimeoutMs, 1, 600_000);
+        Range(failures, "RefusedSecretsPerAddressBurst", options.RefusedSecretsPerAddressBurst, 1, 1_000_000);
+        Range(failures, "RefusedSecretsPerAddressPerMinute", options.RefusedSecretsPerAddressPerMinute, 1, 6_000_000);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
+    }
+
+    private static void Range(List<string> failures, string key, int value, int least, int most)
+    {
+        if (value < least || value > most)
+        {
+            failures.Add($"Kobo:{key} must be from {least} to {most}; it was {value}.");
+        }
     }
 }

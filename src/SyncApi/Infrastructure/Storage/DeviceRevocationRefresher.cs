@@ -14,10 +14,17 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// a minute before the newest revocation it knows, so one committed late is not missed; applying a
 /// revocation twice changes nothing. Each poll also forgets the revocations that have lapsed
 /// (older than <see cref="DeviceTokenOptions.RevocationLifetime"/>), as the store's purge removes them.
+/// <para>
+/// Each poll also reads the Kobo links revoked lately (explicitly, or replaced beyond a user's bounds)
+/// and drops them from <see cref="KoboLinkCache"/>: a link cached here stops working within the refresh
+/// period of its revocation anywhere. Only the revocations a cached entry could predate matter: those
+/// within a cache entry's lifetime and the overlap.
+/// </para>
 /// </summary>
 internal sealed class DeviceRevocationRefresher(
     NpgsqlDataSource dataSource,
     DeviceRevocationList revocations,
+    KoboLinkCache links,
     StorageReadiness readiness,
     IOptions<SyncOptions> options,
     IOptions<DeviceTokenOptions> tokenOptions,
@@ -26,6 +33,7 @@ internal sealed class DeviceRevocationRefresher(
 {
     private static readonly TimeSpan Overlap = TimeSpan.FromMinutes(1);
     private DateTimeOffset _since = DateTimeOffset.UnixEpoch;
+    private DateTimeOffset _linksSince = DateTimeOffset.UnixEpoch;
     private volatile bool _loaded;
 
     public override async Task StartAsync(CancellationToken cancellationToken)
@@ -90,5 +98,23 @@ internal sealed class DeviceRevocationRefresher(
         }
 
         _since = newest - Overlap > _since ? newest - Overlap : _since;
+        await RefreshLinksAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private async Task RefreshLinksAsync(CancellationToken cancellationToken)
+    {
+        var now = clock.GetUtcNow();
+        var relevantSince = now - KoboLinkCache.Lifetime - Overlap;
+        _linksSince = _linksSince > relevantSince ? _linksSince : relevantSince;
+        var (hashes, newest) = await KoboLinkStore.RevokedSinceAsync(dataSource, _linksSince, cancellationToken).ConfigureAwait(false);
+        foreach (var hash in hashes)
+        {
+            links.Revoke(Convert.ToHexString(hash), now);
+        }
+
+        if (newest is { } latest && latest - Overlap > _linksSince)
+        {
+            _linksSince = latest - Overlap;
+        }
     }
 }

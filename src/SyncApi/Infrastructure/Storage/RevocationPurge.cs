@@ -4,12 +4,14 @@ using Npgsql;
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Removes lapsed device revocations (made longer ago than a token may live), in batches of short
-/// transactions that skip rows held by device calls. Run by <see cref="RevocationPurgeService"/>.
+/// Removes lapsed device revocations (made longer ago than a token may live), and the Kobo links revoked
+/// as long ago, in batches of short transactions that skip rows held by device calls. Run by
+/// <see cref="RevocationPurgeService"/>. A purged link's secret is answered as an unknown one: 401.
 /// </summary>
 public sealed class RevocationPurge(NpgsqlDataSource dataSource)
 {
     /// <summary>Removes the revocations made before <paramref name="cutoff"/>, batch by batch until a batch comes back short; returns how many.</summary>
-    public Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
-        PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeRevocations, cutoff, batchSize, cancellationToken);
+    public async Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
+        await PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeRevocations, cutoff, batchSize, cancellationToken).ConfigureAwait(false)
+        + await PurgeBatches.RunAsync(dataSource, KoboLinkQueries.PurgeRevoked, cutoff, batchSize, cancellationToken).ConfigureAwait(false);
 }
