@@ -21,8 +21,12 @@ public interface ISyncStore
     /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
     /// changes and up to <paramref name="limit"/> reading state changes after <paramref name="after"/>, each kind in its position order, with the user's change
     /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
+    /// The highlights may stop early, by <see cref="Reading.PageBudget.SizeOf(SyncChange)"/>: at least the
+    /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
+    /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
+    /// within the budget cannot take them all; the ones left out are never needed.
     /// </summary>
-    Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken);
+    Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken);
 
     /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
     Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);

@@ -55,7 +55,8 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         return true;
     }
 
-    public async Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken)
+    public async Task<StoredChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -75,6 +76,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                         new NpgsqlParameter<long> { TypedValue = after.HighlightSeq },
                         new NpgsqlParameter<string> { TypedValue = after.HighlightId },
                         new NpgsqlParameter<int> { TypedValue = limit },
+                        new NpgsqlParameter<long> { TypedValue = maxBytes },
                     },
                 },
                 new NpgsqlBatchCommand(SyncQueries.EntitlementChanges)

@@ -26,10 +26,11 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             static (s, ct) => s.store.ApplyAsync(s.user, s.ids, s.decide, ct),
             cancellationToken);
 
-    public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
+    public Task<StoredChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (store, user, after, limit),
-            static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, ct),
+            StoragePipelines.PrimaryRead, (store, user, after, limit, maxBytes),
+            static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, s.maxBytes, ct),
             cancellationToken);
 
     public Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken) =>

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
@@ -18,7 +19,7 @@ public sealed class PostgresSyncStoreTests(DemoDatabase db) : IClassFixture<Demo
         var books = new HashSet<long>();
         while (true)
         {
-            var rows = await store.ReadChangesAsync(db.HeavyUser, position, 1_000, TestTimeout.Token);
+            var rows = await store.ReadChangesAsync(db.HeavyUser, position, 1_000, PageBudget.DefaultMaxBytes, TestTimeout.Token);
             Assert.NotNull(rows);
             foreach (var (seq, state) in rows.Highlights)
             {
@@ -59,6 +60,7 @@ public sealed class PostgresSyncStoreTests(DemoDatabase db) : IClassFixture<Demo
         explain.Parameters.Add(new NpgsqlParameter<long> { TypedValue = deep });
         explain.Parameters.Add(new NpgsqlParameter<string> { TypedValue = lastId });
         explain.Parameters.Add(new NpgsqlParameter<int> { TypedValue = 101 });
+        explain.Parameters.Add(new NpgsqlParameter<long> { TypedValue = PageBudget.DefaultMaxBytes });
         var plan = new List<string>();
         await using (var reader = await explain.ExecuteReaderAsync(TestTimeout.Token))
         {

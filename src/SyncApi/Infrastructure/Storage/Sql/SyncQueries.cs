@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
@@ -65,16 +66,35 @@ internal static class SyncQueries
         """;
 
     /// <summary>
-    /// $1 user_no, $2 seq, $3 id (the position, exclusive), $4 limit. A keyset range of the
-    /// (user_no, seq, id) index: the cost of a page does not depend on how many came before.
+    /// $1 user_no, $2 seq, $3 id (the position, exclusive), $4 limit, $5 the page's byte budget. A keyset
+    /// range of the (user_no, seq, id) index: the cost of a page does not depend on how many came before.
+    /// Of those rows, the first two and then each whose predecessors measure at most $5 together, each
+    /// measured as <c>PageBudget.SizeOf</c> measures a highlight change (<see cref="PageBudget.ItemOverheadBytes"/> plus the
+    /// UTF-8 length of id, text, note and location; the database's encoding is UTF-8): a page of large
+    /// highlights reads only the ones it may send. <c>octet_length</c> reads a stored value's length without
+    /// decompressing it, and rows left out are never sent, so a large text costs only when delivered.
     /// Columns: seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location.
     /// </summary>
-    public const string HighlightChanges = """
-        SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted_at IS NOT NULL, location
-        FROM highlights
-        WHERE user_no = $1 AND (seq, id) > ($2, $3)
+    public static readonly string HighlightChanges = $$"""
+        SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location
+        FROM (
+            SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location,
+                   row_number() OVER w AS n,
+                   coalesce(sum(size) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+            FROM (
+                SELECT seq, id, text, start, length, color, note, created_at, modified_at, version,
+                       deleted_at IS NOT NULL AS deleted, location,
+                       {{PageBudget.ItemOverheadBytes}} + octet_length(id) + coalesce(octet_length(text), 0)
+                         + coalesce(octet_length(note), 0) + coalesce(octet_length(location), 0) AS size
+                FROM highlights
+                WHERE user_no = $1 AND (seq, id) > ($2, $3)
+                ORDER BY seq, id
+                LIMIT $4
+            ) page
+            WINDOW w AS (ORDER BY seq, id)
+        ) sized
+        WHERE n <= 2 OR before <= $5
         ORDER BY seq, id
-        LIMIT $4
         """;
 
     /// <summary>$1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. Columns: seq, book_no, title, author, removed, modified_at.</summary>
