@@ -68,19 +68,20 @@ internal static class SyncQueries
     /// <summary>
     /// $1 user_no, $2 seq, $3 id (the position, exclusive), $4 limit, $5 the page's byte budget. A keyset
     /// range of the (user_no, seq, id) index: the cost of a page does not depend on how many came before.
-    /// Of those rows, the first two and then each whose predecessors measure at most $5 together, each
-    /// measured as <c>PageBudget.SizeOf</c> measures a highlight change (<see cref="PageBudget.ItemOverheadBytes"/> plus the
-    /// UTF-8 length of id, text, note and location; the database's encoding is UTF-8): a page of large
-    /// highlights reads only the ones it may send. <c>octet_length</c> reads a stored value's length without
+    /// Of those rows, the first two and then each whose predecessors measure at most $5 together (the
+    /// running sum through the row, less the row), each measured as <c>PageBudget.SizeOf</c> measures a
+    /// highlight change (<see cref="PageBudget.ItemOverheadBytes"/> plus the UTF-8 length of id, text, note
+    /// and location; the database's encoding is UTF-8): a page of large highlights reads only the ones it may send. <c>octet_length</c> reads a stored value's length without
     /// decompressing it, and rows left out are never sent, so a large text costs only when delivered.
+    /// Measured on the demo heavy user on a loaded 2-core box: a 1,001-row page of short highlights
+    /// 0.68 ms without the measure, 1.12 ms with it (medians); a 101-row page 0.10-0.27 ms, 0.32 ms.
     /// Columns: seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location.
     /// </summary>
     public static readonly string HighlightChanges = $$"""
         SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location
         FROM (
-            SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location,
-                   row_number() OVER w AS n,
-                   coalesce(sum(size) OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+            SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location, size,
+                   row_number() OVER w AS n, sum(size) OVER w AS through
             FROM (
                 SELECT seq, id, text, start, length, color, note, created_at, modified_at, version,
                        deleted_at IS NOT NULL AS deleted, location,
@@ -91,9 +92,9 @@ internal static class SyncQueries
                 ORDER BY seq, id
                 LIMIT $4
             ) page
-            WINDOW w AS (ORDER BY seq, id)
+            WINDOW w AS (ORDER BY seq, id ROWS UNBOUNDED PRECEDING)
         ) sized
-        WHERE n <= 2 OR before <= $5
+        WHERE n <= 2 OR through - size <= $5
         ORDER BY seq, id
         """;
 
