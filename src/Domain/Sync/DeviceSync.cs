@@ -56,7 +56,7 @@ public sealed class DeviceSync(
 
         if (validCount == 0)
         {
-            if (changes.Count == 0 && !await store.ApplyAsync(user, [], _ => [], cancellationToken).ConfigureAwait(false))
+            if (changes.Count == 0 && !await store.ApplyAsync(user, [], (_, _) => [], cancellationToken).ConfigureAwait(false))
             {
                 throw UnknownUser(user);
             }
@@ -66,7 +66,7 @@ public sealed class DeviceSync(
 
         var batch = valid[..validCount];
         var ids = batch.Select(v => v.Change.Id).ToHashSet();
-        var found = await store.ApplyAsync(user, ids, stored =>
+        var found = await store.ApplyAsync(user, ids, (stored, holdings) =>
         {
             // Changes apply in request order; a later change of the same highlight meets the earlier one's result.
             var current = new Dictionary<HighlightId, HighlightState>(stored);
@@ -91,7 +91,9 @@ public sealed class DeviceSync(
                     change.Id.ToString(), decision.Status, Versions.Format(decision.State.Version), decision.Reason);
             }
 
-            return written.Select(id => current[id]).ToArray();
+            var writes = written.Select(id => current[id]).ToArray();
+            EnsureWithinQuota(holdings, HighlightHoldings.Change(stored, writes));
+            return writes;
         }, cancellationToken).ConfigureAwait(false);
         return found ? results : throw UnknownUser(user);
     }
@@ -253,6 +255,16 @@ public sealed class DeviceSync(
         }
 
         revoked.Revoke(user, deviceId, revocation.RevokedAt);
+    }
+
+    /// <summary>A push that adds highlights or bytes past the user's quota is refused whole; one that adds none always passes.</summary>
+    private void EnsureWithinQuota(HighlightHoldings holdings, HighlightHoldings change)
+    {
+        var after = new HighlightHoldings(holdings.Count + change.Count, holdings.Bytes + change.Bytes);
+        if ((change.Count > 0 && after.Count > settings.MaxHighlightsPerUser) || (change.Bytes > 0 && after.Bytes > settings.MaxHighlightBytesPerUser))
+        {
+            throw new HighlightQuotaExceededException(after, settings.MaxHighlightsPerUser, settings.MaxHighlightBytesPerUser);
+        }
     }
 
     /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>

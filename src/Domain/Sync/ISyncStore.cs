@@ -7,14 +7,15 @@ public interface ISyncStore
 {
     /// <summary>
     /// One write transaction for one user: takes the user's change sequence (serialising the user's
-    /// writes), loads the stored states of <paramref name="ids"/> (absent when not stored), lets
-    /// <paramref name="decide"/> choose the states to store, and stores them with fresh sequence
-    /// numbers and server versions as decided. False when the user does not exist.
+    /// writes) and reads the user's <see cref="HighlightHoldings"/>, loads the stored states of
+    /// <paramref name="ids"/> (absent when not stored), lets <paramref name="decide"/> choose the states to
+    /// store (an exception it throws stores nothing), and stores them with fresh sequence numbers and server
+    /// versions as decided, changing the holdings by <see cref="HighlightHoldings.Change"/>. False when the user does not exist.
     /// </summary>
     Task<bool> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
-        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
         CancellationToken cancellationToken);
 
     /// <summary>

@@ -19,7 +19,7 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
     public Task<bool> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
-        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
         CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.Write, (store, user, ids, decide),

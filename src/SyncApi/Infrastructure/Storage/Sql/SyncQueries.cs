@@ -15,6 +15,34 @@ internal static class SyncQueries
     public const string TakeChangeSeq = "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq";
 
     /// <summary>
+    /// <see cref="TakeChangeSeq"/> for a push, also returning what the user holds (highlight_count,
+    /// highlight_bytes): read under the row lock the push holds to commit, so no other write of the
+    /// user's can change them before this push's own change does.
+    /// </summary>
+    public const string TakeChangeSeqForHighlights =
+        "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq, highlight_count, highlight_bytes";
+
+    /// <summary>$1 user_no, $2 change of the live highlight count, $3 change of their bytes. In the push's transaction, beside its store.</summary>
+    public const string ChangeHoldings =
+        "UPDATE users SET highlight_count = highlight_count + $2, highlight_bytes = highlight_bytes + $3 WHERE user_no = $1";
+
+    /// <summary>
+    /// Sets every user's holdings from the highlights stored: for the seeders, which load highlights
+    /// with COPY and so past the pushes that keep the holdings. The same measure as <c>HighlightHoldings.Of</c>.
+    /// </summary>
+    public const string RecountHoldings = """
+        UPDATE users u SET highlight_count = h.count, highlight_bytes = h.bytes
+        FROM (
+            SELECT user_no, count(*) AS count,
+                   sum(octet_length(text) + coalesce(octet_length(note), 0) + coalesce(octet_length(location), 0)) AS bytes
+            FROM highlights
+            WHERE deleted_at IS NULL
+            GROUP BY user_no
+        ) h
+        WHERE u.user_no = h.user_no
+        """;
+
+    /// <summary>
     /// $1 user_no, $2 the highest change sequence number the transaction wrote. Live pull's wake-up, sent
     /// inside the writing transaction: PostgreSQL delivers it at commit, and never when the transaction
     /// rolls back. Payload <c>"{user} {seq} {stampMs}"</c> (<see cref="ChangeNotification"/>), the stamp
