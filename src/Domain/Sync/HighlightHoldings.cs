@@ -20,8 +20,9 @@ public readonly record struct HighlightHoldings(long Count, long Bytes)
         IReadOnlyDictionary<HighlightId, HighlightState> stored, IReadOnlyList<HighlightState> writes)
     {
         long count = 0, bytes = 0;
-        foreach (var write in writes)
+        for (var i = 0; i < writes.Count; i++)
         {
+            var write = writes[i];
             var after = Of(write);
             var before = Of(stored.GetValueOrDefault(write.Id));
             count += after.Count - before.Count;
