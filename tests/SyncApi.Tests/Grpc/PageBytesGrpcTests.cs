@@ -71,6 +71,36 @@ public sealed class PageBytesGrpcTests : IClassFixture<SyncServiceDatabase>, IDi
     }
 
     [Fact]
+    public async Task AWatchSendsItsBacklogOfLargeChangesInPagesWithinTheBudget()
+    {
+        var user = _db.NewUser();
+        var seeded = await LargeHighlights.SeedAsync(_db.DataSource, user, 240);
+        using var watch = _host.Client.Sync.WatchChanges(
+            new WatchChangesRequest { UserNo = user, PageSize = 1000 },
+            GrpcTestClient.ToMetadata(As(user)), DateTime.UtcNow.AddSeconds(60), cancellationToken: TestTimeout.Token);
+
+        var highlights = new List<string>();
+        for (var pages = 0; pages < 100; pages++)
+        {
+            Assert.True(await watch.ResponseStream.MoveNext(TestTimeout.Token), "the stream ended");
+            var page = watch.ResponseStream.Current;
+            if (page.Heartbeat)
+            {
+                continue;
+            }
+
+            Assert.InRange(page.CalculateSize(), 1, MaxAnswerBytes);
+            highlights.AddRange(page.Changes.Where(c => c.ChangeCase == SyncChange.ChangeOneofCase.Highlight).Select(c => c.Highlight.Id));
+            if (!page.HasMore)
+            {
+                break;
+            }
+        }
+
+        Assert.Equal(seeded.Order(StringComparer.Ordinal), highlights.Order(StringComparer.Ordinal));
+    }
+
+    [Fact]
     public async Task AHighlightLargerThanTheBudgetComesAloneAndPagingMovesOn()
     {
         var user = _db.NewUser();
