@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
 using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Seeding;
@@ -43,6 +44,7 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
 
                 await TruncateAsync(connection, cancellationToken);
                 await TableKeys.RestoreAsync(connection, cancellationToken);
+            await HoldingsRecount.RunAsync(connection, null, cancellationToken);
             }
 
             if (await HoldsUsersAsync(connection, cancellationToken))
@@ -91,6 +93,7 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
         await using (var connection = await dataSource.OpenConnectionAsync(cancellationToken))
         {
             await TableKeys.RestoreAsync(connection, cancellationToken);
+            await HoldingsRecount.RunAsync(connection, null, cancellationToken);
             await using var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection) { CommandTimeout = 0 };
             await analyze.ExecuteNonQueryAsync(cancellationToken);
         }

@@ -10,15 +10,22 @@ namespace Kobo.Sync.Domain.Library;
 /// the user's ownership and reading state changes in pages (highlights travel apart), positions carried in the service's own signed sync token
 /// (<see cref="SyncTokens"/>), wrapped with <see cref="TokenPrefix"/> so that it is told apart from the
 /// tokens other servers hand out. A missing, foreign, altered, expired or another user's token starts
-/// a full sync: never an error, since a device that cannot sync cannot recover on its own.
+/// a full sync: never an error, since a device that cannot sync cannot recover on its own. A page ends
+/// at <see cref="PageSize"/> items, or earlier when the next would take it past the <see cref="PageBudget"/>.
 /// </summary>
-public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens)
+public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudget budget)
 {
     /// <summary>Marks a token as this service's; any other token (the store's contain a '.') is foreign.</summary>
     public const string TokenPrefix = "kobosync1:";
 
     /// <summary>Items per page, as the Kobo store and calibre-web page them.</summary>
     public const int PageSize = 100;
+
+    /// <summary>The fixed fields of a book's entitlement and metadata as the Kobo protocol writes them (about 1.5 KB).</summary>
+    public const int BookOverheadBytes = 1_536;
+
+    /// <summary>The fixed fields of a reading state as the Kobo protocol writes them.</summary>
+    public const int ReadingStateOverheadBytes = 512;
 
     public async Task<LibraryPage> PullAsync(DeviceCaller caller, string? syncToken, CancellationToken cancellationToken)
     {
@@ -28,22 +35,40 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens)
             ?? throw new ResourceNotFoundException($"User {user} does not exist.");
 
         // Merge the two keyset streams by sequence number, ownership first on a tie (the book before its
-        // state); each kind's position moves past what this page takes.
+        // state); each kind's position moves past what this page takes. The page stops at the first item
+        // that does not fit the byte budget, so what it delivers is a prefix of the merged order.
         var books = new List<LibraryBook>();
         var states = new List<ReadingState>();
+        long bytes = 0;
         int b = 0, r = 0;
         var next = position;
         while (books.Count + states.Count < PageSize && (b < rows.Books.Count || r < rows.ReadingStates.Count))
         {
             if (b < rows.Books.Count && (r == rows.ReadingStates.Count || rows.Books[b].Seq <= rows.ReadingStates[r].Seq))
             {
-                var (seq, book) = rows.Books[b++];
+                var (seq, book) = rows.Books[b];
+                var itemBytes = SizeOf(book);
+                if (!budget.Admits(books.Count + states.Count, bytes, itemBytes))
+                {
+                    break;
+                }
+
+                bytes += itemBytes;
+                b++;
                 books.Add(book);
                 next = next with { EntitlementSeq = seq, EntitlementBook = book.Book.Value };
             }
             else
             {
-                var (seq, state) = rows.ReadingStates[r++];
+                var (seq, state) = rows.ReadingStates[r];
+                var itemBytes = SizeOf(state);
+                if (!budget.Admits(books.Count + states.Count, bytes, itemBytes))
+                {
+                    break;
+                }
+
+                bytes += itemBytes;
+                r++;
                 states.Add(state);
                 next = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
             }
@@ -71,6 +96,11 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens)
             PageOfSync = position.PagesInSync + 1,
         };
     }
+
+    private static int SizeOf(LibraryBook book) =>
+        BookOverheadBytes + PageBudget.Utf8(book.Title) + (2 * PageBudget.Utf8(book.Author)) + PageBudget.Utf8(book.Language);
+
+    private static int SizeOf(ReadingState state) => ReadingStateOverheadBytes + PageBudget.Utf8(state.Position?.Location);
 
     /// <summary>The position a device's token names; the start (a full sync) for anything not a valid token of this user.</summary>
     public SyncPosition Resolve(UserNo user, string? syncToken)

@@ -4,9 +4,10 @@ namespace Kobo.Sync.Domain.Reading;
 
 /// <summary>
 /// The three hot device reads, shared by REST and gRPC: authorisation of the caller against the
-/// path's user, page-size and cursor rules, then one store call each.
+/// path's user, page-size and cursor rules, then one store call each. A page also ends before its
+/// size when the next highlight would take it past the <see cref="PageBudget"/>.
 /// </summary>
-public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors)
+public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors, PageBudget budget)
 {
     public const int DefaultPageSize = 10;
     public const int MaxPageSize = 100;
@@ -45,12 +46,26 @@ public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors)
 
         // One row more than the page tells whether another page follows, without a count.
         var rows = await store.ListHighlightsAsync(user, range, size + 1, cancellationToken) ?? throw UnknownUser(user);
-        if (rows.Count <= size)
+        var taken = 0;
+        long bytes = 0;
+        while (taken < rows.Count && taken < size)
+        {
+            var itemBytes = PageBudget.SizeOf(rows[taken]);
+            if (!budget.Admits(taken, bytes, itemBytes))
+            {
+                break;
+            }
+
+            bytes += itemBytes;
+            taken++;
+        }
+
+        if (taken == rows.Count)
         {
             return new HighlightPage(rows, null);
         }
 
-        var items = rows.Take(size).ToArray();
+        var items = rows.Take(taken).ToArray();
         return new HighlightPage(items, cursors.Issue(scope, items[^1].Id));
     }
 

@@ -6,10 +6,12 @@ namespace Kobo.Sync.Domain.Sync;
 /// <summary>
 /// Device sync, shared by REST and gRPC: the push of highlight changes (validation, then
 /// <see cref="ConflictRules"/> inside one store transaction) and the delta pull (keyset pages over the
-/// user's change sequence, positions carried in signed <see cref="SyncTokens"/>).
+/// user's change sequence, positions carried in signed <see cref="SyncTokens"/>). A pull's page ends
+/// at its size, or earlier when the next change would take it past the <see cref="PageBudget"/>.
 /// </summary>
 public sealed class DeviceSync(
-    ISyncStore store, SyncTokens tokens, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
+    ISyncStore store, SyncTokens tokens, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked,
+    PageBudget budget)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
@@ -54,7 +56,7 @@ public sealed class DeviceSync(
 
         if (validCount == 0)
         {
-            if (changes.Count == 0 && !await store.ApplyAsync(user, [], _ => [], cancellationToken).ConfigureAwait(false))
+            if (changes.Count == 0 && !await store.ApplyAsync(user, [], (_, _) => [], cancellationToken).ConfigureAwait(false))
             {
                 throw UnknownUser(user);
             }
@@ -64,7 +66,7 @@ public sealed class DeviceSync(
 
         var batch = valid[..validCount];
         var ids = batch.Select(v => v.Change.Id).ToHashSet();
-        var found = await store.ApplyAsync(user, ids, stored =>
+        var found = await store.ApplyAsync(user, ids, (stored, holdings) =>
         {
             // Changes apply in request order; a later change of the same highlight meets the earlier one's result.
             var current = new Dictionary<HighlightId, HighlightState>(stored);
@@ -89,7 +91,9 @@ public sealed class DeviceSync(
                     change.Id.ToString(), decision.Status, Versions.Format(decision.State.Version), decision.Reason);
             }
 
-            return written.Select(id => current[id]).ToArray();
+            var writes = written.Select(id => current[id]).ToArray();
+            EnsureWithinQuota(holdings, HighlightHoldings.Change(stored, writes));
+            return writes;
         }, cancellationToken).ConfigureAwait(false);
         return found ? results : throw UnknownUser(user);
     }
@@ -105,7 +109,7 @@ public sealed class DeviceSync(
         }
 
         var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
-        var rows = await store.ReadChangesAsync(user, position, size + 1, cancellationToken).ConfigureAwait(false)
+        var rows = await store.ReadChangesAsync(user, position, size + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
             ?? throw UnknownUser(user);
         if (!position.IsStart && position.HighlightSeq < rows.PurgedHighlightSeq)
         {
@@ -114,7 +118,12 @@ public sealed class DeviceSync(
 
         // Merge the three keyset streams by sequence number, entitlements first on a tie (the library
         // before the highlights in it), then reading states; each kind's position moves past what this page takes.
+        // The page stops at the first change that does not fit the byte budget, never skipping it for a
+        // smaller one after it: what it delivers is a prefix of the merged order, so the token resumes exactly there.
+        // The store cut the highlights short of the budget too (see ISyncStore.ReadChangesAsync), never
+        // below what this page can take: the highlights it left out lie past one this page cannot fit.
         var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count));
+        long bytes = 0;
         int h = 0, e = 0, r = 0;
         var next = position;
         while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count))
@@ -122,24 +131,43 @@ public sealed class DeviceSync(
             var highlightSeq = h < rows.Highlights.Count ? rows.Highlights[h].Seq : long.MaxValue;
             var entitlementSeq = e < rows.Entitlements.Count ? rows.Entitlements[e].Seq : long.MaxValue;
             var readingSeq = r < rows.ReadingStates.Count ? rows.ReadingStates[r].Seq : long.MaxValue;
+            SyncChange change;
+            SyncPosition after;
             if (e < rows.Entitlements.Count && entitlementSeq <= highlightSeq && entitlementSeq <= readingSeq)
             {
-                var (seq, entitlement) = rows.Entitlements[e++];
-                changes.Add(SyncChange.Of(entitlement));
-                next = next with { EntitlementSeq = seq, EntitlementBook = entitlement.BookNo };
+                var (seq, entitlement) = rows.Entitlements[e];
+                change = SyncChange.Of(entitlement);
+                after = next with { EntitlementSeq = seq, EntitlementBook = entitlement.BookNo };
             }
             else if (r < rows.ReadingStates.Count && readingSeq <= highlightSeq)
             {
-                var (seq, state) = rows.ReadingStates[r++];
-                changes.Add(SyncChange.Of(state));
-                next = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
+                var (seq, state) = rows.ReadingStates[r];
+                change = SyncChange.Of(state);
+                after = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
             }
             else
             {
-                var (seq, highlight) = rows.Highlights[h++];
-                changes.Add(SyncChange.Of(highlight));
-                next = next with { HighlightSeq = seq, HighlightId = highlight.Id.ToString() };
+                var (seq, highlight) = rows.Highlights[h];
+                change = SyncChange.Of(highlight);
+                after = next with { HighlightSeq = seq, HighlightId = change.Id! };
             }
+
+            var changeBytes = PageBudget.SizeOf(change);
+            if (!budget.Admits(changes.Count, bytes, changeBytes))
+            {
+                break;
+            }
+
+            switch (change.Kind)
+            {
+                case SyncChange.EntitlementKind: e++; break;
+                case SyncChange.ReadingStateKind: r++; break;
+                default: h++; break;
+            }
+
+            bytes += changeBytes;
+            changes.Add(change);
+            next = after;
         }
 
         var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count;
@@ -227,6 +255,16 @@ public sealed class DeviceSync(
         }
 
         revoked.Revoke(user, deviceId, revocation.RevokedAt);
+    }
+
+    /// <summary>A push that adds highlights or bytes past the user's quota is refused whole; one that adds none always passes.</summary>
+    private void EnsureWithinQuota(HighlightHoldings holdings, HighlightHoldings change)
+    {
+        var after = new HighlightHoldings(holdings.Count + change.Count, holdings.Bytes + change.Bytes);
+        if ((change.Count > 0 && after.Count > settings.MaxHighlightsPerUser) || (change.Bytes > 0 && after.Bytes > settings.MaxHighlightBytesPerUser))
+        {
+            throw new HighlightQuotaExceededException(after, settings.MaxHighlightsPerUser, settings.MaxHighlightBytesPerUser);
+        }
     }
 
     /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>

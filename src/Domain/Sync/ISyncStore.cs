@@ -7,22 +7,27 @@ public interface ISyncStore
 {
     /// <summary>
     /// One write transaction for one user: takes the user's change sequence (serialising the user's
-    /// writes), loads the stored states of <paramref name="ids"/> (absent when not stored), lets
-    /// <paramref name="decide"/> choose the states to store, and stores them with fresh sequence
-    /// numbers and server versions as decided. False when the user does not exist.
+    /// writes) and reads the user's <see cref="HighlightHoldings"/>, loads the stored states of
+    /// <paramref name="ids"/> (absent when not stored), lets <paramref name="decide"/> choose the states to
+    /// store (an exception it throws stores nothing), and stores them with fresh sequence numbers and server
+    /// versions as decided, changing the holdings by <see cref="HighlightHoldings.Change"/>. False when the user does not exist.
     /// </summary>
     Task<bool> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
-        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
         CancellationToken cancellationToken);
 
     /// <summary>
     /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
     /// changes and up to <paramref name="limit"/> reading state changes after <paramref name="after"/>, each kind in its position order, with the user's change
     /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
+    /// The highlights may stop early, by <see cref="Reading.PageBudget.SizeOf(SyncChange)"/>: at least the
+    /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
+    /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
+    /// within the budget cannot take them all; the ones left out are never needed.
     /// </summary>
-    Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken);
+    Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken);
 
     /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
     Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);

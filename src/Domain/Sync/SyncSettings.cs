@@ -8,5 +8,23 @@ public sealed record SyncSettings(TimeSpan MaxClockSkew, int MaxDevicesPerUser, 
 {
     public const int DefaultMaxDevicesPerUser = 50;
 
+    /// <summary>
+    /// 1,000,000 live highlights: 50 times the heaviest real readers (about 20,000) and about 5 times the
+    /// benchmark's heaviest user (203,550).
+    /// </summary>
+    public const long DefaultMaxHighlightsPerUser = 1_000_000;
+
+    /// <summary>
+    /// 256 MiB of text, notes and locations (UTF-8): the heaviest real reader's 20,000 highlights of a few
+    /// hundred characters hold under 20 MB, and the benchmark's heaviest about 16 MB.
+    /// </summary>
+    public const long DefaultMaxHighlightBytesPerUser = 256L * 1024 * 1024;
+
+    /// <summary>The most live highlights one user may hold; a push past it is refused whole.</summary>
+    public long MaxHighlightsPerUser { get; init; } = DefaultMaxHighlightsPerUser;
+
+    /// <summary>The most bytes of text, notes and locations one user's live highlights may hold; a push past it is refused whole.</summary>
+    public long MaxHighlightBytesPerUser { get; init; } = DefaultMaxHighlightBytesPerUser;
+
     public static SyncSettings Default { get; } = new(TimeSpan.FromMinutes(5), DefaultMaxDevicesPerUser, TimeSpan.FromHours(720) + TimeSpan.FromSeconds(30));
 }

@@ -22,6 +22,7 @@ public static class DeviceApiExtensions
             .Bind(builder.Configuration.GetSection(PagingOptions.SectionName))
             .ValidateOnStart();
         builder.Services.AddSingleton(PageCursorsFactory.Create);
+        builder.Services.AddSingleton(PageCursorsFactory.CreateBudget);
         builder.Services.AddSingleton<DeviceReads>();
         builder.Services.AddOptions<SyncOptions>()
             .Bind(builder.Configuration.GetSection(SyncOptions.SectionName))

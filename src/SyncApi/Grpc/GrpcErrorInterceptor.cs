@@ -63,6 +63,7 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
         // Not RESOURCE_EXHAUSTED: clients retry that one, and the same batch would fail again.
         BatchTooLargeException tooLarge => new RpcException(new Status(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}")),
         TooManyRevokedDevicesException tooMany => new RpcException(new Status(StatusCode.FailedPrecondition, tooMany.Message)),
+        HighlightQuotaExceededException quota => new RpcException(new Status(StatusCode.FailedPrecondition, quota.Message)),
         SyncTokenExpiredException expired => new RpcException(new Status(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}")),
         StorageUnavailableException unavailable => new RpcException(
             new Status(StatusCode.Unavailable, unavailable.Message), Pushback(unavailable.RetryAfter)),

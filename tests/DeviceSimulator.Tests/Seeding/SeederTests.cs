@@ -37,6 +37,13 @@ public sealed class SeederTests : IAsyncLifetime
         Assert.Equal(plan.TotalHighlights, await CountAsync(_first.DataSource, "highlights"));
         Assert.Equal(plan.TotalOwnerships, await CountAsync(_first.DataSource, "users_books"));
         Assert.Equal(45_000, await CountAsync(_first.DataSource, "users"));
+
+        // The highlight quota reads each user's holdings: the seed counts them, as pushes keep them.
+        Assert.Equal(0, await CountAsync(_first.DataSource, """
+            users u LEFT JOIN (SELECT user_no, count(*) AS n, sum(octet_length(text) + coalesce(octet_length(note), 0)) AS bytes
+                               FROM highlights GROUP BY user_no) h ON h.user_no = u.user_no
+            WHERE u.highlight_count <> coalesce(h.n, 0) OR u.highlight_bytes <> coalesce(h.bytes, 0)
+            """));
         Assert.Equal(one.Rows, plan.TotalRows);
         foreach (var table in TableKeys.Tables)
         {

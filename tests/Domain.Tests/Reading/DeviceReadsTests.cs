@@ -13,7 +13,7 @@ public sealed class DeviceReadsTests
     private readonly DeviceReads _reads;
 
     public DeviceReadsTests() =>
-        _reads = new DeviceReads(_store, new PageCursors(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long")));
+        _reads = new DeviceReads(_store, new PageCursors(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long")), PageBudget.Default);
 
     [Fact]
     public async Task WalkingNextCursorReturnsEveryHighlightOnceInIdOrder()

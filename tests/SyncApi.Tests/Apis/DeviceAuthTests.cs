@@ -125,6 +125,16 @@ public sealed class DeviceAuthTests : IClassFixture<DemoDatabase>, IDisposable
         await AssertUnauthorized(TestTokens.SignedRaw(TestTokens.PayloadWith(repeated)), $"'{claim}' more than once");
 
     [Fact]
+    public async Task ALongTokenNamingAClaimTwiceIsUnauthorized()
+    {
+        // A padding claim takes the payload past 16 KiB, within the 32 KiB a request header may hold.
+        var token = TestTokens.SignedRaw(TestTokens.PayloadWith(TestTokens.PaddingClaim + ",\"sub\":\"13\""));
+        Assert.InRange(token.Length, 20_000, 30_000);
+
+        await AssertUnauthorized(token, "'sub' more than once");
+    }
+
+    [Fact]
     public async Task ADeviceOfAnotherUserIsForbidden()
     {
         var client = _service.CreateClient().WithToken(TestTokens.For(123));

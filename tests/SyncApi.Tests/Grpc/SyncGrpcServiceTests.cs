@@ -81,12 +81,14 @@ public sealed class SyncGrpcServiceTests(SyncGrpcTestHost host) : IClassFixture<
     [InlineData("expired")]
     [InlineData("issued-in-the-future")]
     [InlineData("a-claim-named-twice")]
+    [InlineData("a-long-token-naming-a-claim-twice")]
     [InlineData("living-longer-than-the-service-accepts")]
     public async Task ABadTokenIsUnauthenticatedWithTheHandlersReason(string kind)
     {
         var token = kind switch
         {
             "a-claim-named-twice" => TestTokens.SignedRaw(TestTokens.PayloadWith(",\"sub\":\"12\"")),
+            "a-long-token-naming-a-claim-twice" => TestTokens.SignedRaw(TestTokens.PayloadWith(TestTokens.PaddingClaim + ",\"sub\":\"12\"")),
             "issued-in-the-future" => TestTokens.For(12, issuedAt: DateTime.UtcNow.AddMinutes(10)),
             "wrong-key" => TestTokens.For(12, key: "some-other-signing-key-of-at-least-32-bytes"),
             "expired" => TestTokens.For(12, expires: DateTime.UtcNow.AddHours(-2)),

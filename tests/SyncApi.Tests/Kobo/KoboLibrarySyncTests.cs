@@ -51,6 +51,45 @@ public sealed class KoboLibrarySyncTests(KoboServiceDatabase db) : IClassFixture
     }
 
     [Fact]
+    public async Task APageOfBooksWithLongTitlesEndsAtTheByteBudgetAndTheSyncStillEntitlesEveryBookOnce()
+    {
+        // 100 books whose title and author run to 20,000 characters each: 6 MB in one page of 100 before
+        // the budget; now pages of about 1 MiB (Paging:MaxPageBytes), plus at most one item.
+        const int ItemBytes = 70_000;
+        var user = db.NewUser();
+        await using (var command = db.DataSource.CreateCommand($"""
+            INSERT INTO books (book_no, title, author) SELECT n, repeat('T', 20000), repeat('A', 20000) FROM generate_series(5001, 5100) n
+            ON CONFLICT DO NOTHING
+            """))
+        {
+            await command.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
+        await db.OwnAsync(user, 5001, 5100);
+        using var kobo = await db.LinkAsync(user);
+
+        var books = new List<long>();
+        string? token = null;
+        for (var pages = 1; ; pages++)
+        {
+            var page = await kobo.SyncPageAsync(token);
+            Assert.NotEmpty(page.Items);
+            Assert.InRange(page.Items.Sum(i => i.GetRawText().Length), 1, Domain.Reading.PageBudget.DefaultMaxBytes + ItemBytes);
+            books.AddRange(page.Items.Select(BookOf));
+            token = page.Token;
+            if (!page.Continue)
+            {
+                Assert.InRange(pages, 5, 10);
+                break;
+            }
+
+            Assert.True(pages < 50, "the sync never ended");
+        }
+
+        Assert.Equal(Enumerable.Range(5001, 100).Select(n => (long)n), books.Order());
+    }
+
+    [Fact]
     public async Task AnEntitlementCarriesTheFieldsCalibreWebFills()
     {
         var user = db.NewUser();

@@ -59,6 +59,9 @@ public static class TestTokens
         return $"{signed}.{Segment(hmac.ComputeHash(Encoding.ASCII.GetBytes(signed)))}";
     }
 
+    /// <summary>An extra claim of 17,000 characters, for payloads past 16 KiB that still fit a request header.</summary>
+    public static string PaddingClaim { get; } = $",\"pad\":\"{new string('a', 17_000)}\"";
+
     /// <summary>The claims of a good token for user 12 with <paramref name="extra"/> members appended, as JSON.</summary>
     public static string PayloadWith(string extra)
     {

@@ -38,6 +38,7 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             AccessDeniedException denied => Problem(StatusCodes.Status403Forbidden, "Forbidden", denied.Message),
             BatchTooLargeException tooLarge => Problem(StatusCodes.Status413PayloadTooLarge, "Batch too large", tooLarge.Message, BatchTooLargeException.Field),
             TooManyRevokedDevicesException tooMany => Problem(StatusCodes.Status409Conflict, "Too many revoked devices", tooMany.Message),
+            HighlightQuotaExceededException quota => Problem(StatusCodes.Status409Conflict, "Highlight quota exceeded", quota.Message),
             SyncTokenExpiredException expired => Problem(StatusCodes.Status410Gone, "Sync token expired", expired.Message, SyncTokens.Field),
             BadHttpRequestException { InnerException: System.Text.Json.JsonException json } =>
                 Problem(StatusCodes.Status400BadRequest, "Invalid request", $"The body is not the expected JSON: {json.Message}", BodyField),

@@ -5,7 +5,7 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Paging;
 
-/// <summary>Builds the cursor signer from <see cref="PagingOptions"/> (checked at start by <see cref="PagingOptionsValidator"/>).</summary>
+/// <summary>Builds the cursor signer and the page budget from <see cref="PagingOptions"/> (checked at start by <see cref="PagingOptionsValidator"/>).</summary>
 internal static class PageCursorsFactory
 {
     public static PageCursors Create(IServiceProvider services)
@@ -20,4 +20,8 @@ internal static class PageCursorsFactory
 
         return new PageCursors(Encoding.UTF8.GetBytes(options.CursorKey));
     }
+
+    /// <summary>The byte budget of a page, from <c>Paging:MaxPageBytes</c>.</summary>
+    public static PageBudget CreateBudget(IServiceProvider services) =>
+        new(services.GetRequiredService<IOptions<PagingOptions>>().Value.MaxPageBytes);
 }

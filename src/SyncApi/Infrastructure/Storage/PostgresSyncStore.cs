@@ -9,8 +9,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
-/// that takes the user's change sequence, locks and loads the highlights it touches and stores the
-/// decided states in one statement; a pull is one round trip of five statements (the reading states'
+/// that takes the user's change sequence (reading the user's highlight holdings with it), locks and loads
+/// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of five statements (the reading states'
 /// stream is <see cref="ReadingStateQueries.Changes"/>). A transaction that
 /// wrote changes also sends live pull's notification (<see cref="SyncQueries.Notify"/>), in the same round
 /// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
@@ -21,12 +21,25 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
     public async Task<bool> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
-        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
         CancellationToken cancellationToken)
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        var lastSeq = await TakeChangeSeqAsync(connection, transaction, user, ids.Count, cancellationToken).ConfigureAwait(false);
+        long? lastSeq = null;
+        var holdings = default(HighlightHoldings);
+        await using (var take = new NpgsqlCommand(SyncQueries.TakeChangeSeqForHighlights, connection, transaction))
+        {
+            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
+            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
+            await using var reader = await take.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            if (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                lastSeq = reader.GetInt64(0);
+                holdings = new HighlightHoldings(reader.GetInt64(1), reader.GetInt64(2));
+            }
+        }
+
         if (lastSeq is null)
         {
             return false;
@@ -45,17 +58,20 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             }
         }
 
-        var writes = decide(stored);
+        var writes = decide(stored, holdings);
         if (writes.Count > 0)
         {
-            await StoreAsync(connection, transaction, user, writes, lastSeq.Value - ids.Count, cancellationToken).ConfigureAwait(false);
+            await StoreAsync(
+                connection, transaction, user, writes, HighlightHoldings.Change(stored, writes), lastSeq.Value - ids.Count, cancellationToken)
+                .ConfigureAwait(false);
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         return true;
     }
 
-    public async Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken)
+    public async Task<StoredChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -75,6 +91,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                         new NpgsqlParameter<long> { TypedValue = after.HighlightSeq },
                         new NpgsqlParameter<string> { TypedValue = after.HighlightId },
                         new NpgsqlParameter<int> { TypedValue = limit },
+                        new NpgsqlParameter<long> { TypedValue = maxBytes },
                     },
                 },
                 new NpgsqlBatchCommand(SyncQueries.EntitlementChanges)
@@ -198,7 +215,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
 
     private async Task StoreAsync(
         NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, IReadOnlyList<HighlightState> writes,
-        long firstSeq, CancellationToken cancellationToken)
+        HighlightHoldings change, long firstSeq, CancellationToken cancellationToken)
     {
         var n = writes.Count;
         var seq = new long[n];
@@ -232,6 +249,19 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             },
         };
         await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
+        if (change != default)
+        {
+            batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.ChangeHoldings)
+            {
+                Parameters =
+                {
+                    new NpgsqlParameter<long> { TypedValue = user.Value },
+                    new NpgsqlParameter<long> { TypedValue = change.Count },
+                    new NpgsqlParameter<long> { TypedValue = change.Bytes },
+                },
+            });
+        }
+
         if (notifyChanges)
         {
             batch.BatchCommands.Add(NotifyCommand(user, seq[^1]));

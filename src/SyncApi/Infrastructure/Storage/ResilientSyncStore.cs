@@ -21,17 +21,18 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
     public Task<bool> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
-        Func<IReadOnlyDictionary<HighlightId, HighlightState>, IReadOnlyList<HighlightState>> decide,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
         CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.Write, CallCosts.OfRows(ids.Count), (store, user, ids, decide),
             static (s, ct) => s.store.ApplyAsync(s.user, s.ids, s.decide, ct),
             cancellationToken);
 
-    public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
+    public Task<StoredChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, CallCosts.OfRows(limit), (store, user, after, limit),
-            static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, ct),
+            StoragePipelines.PrimaryRead, CallCosts.OfRows(limit), (store, user, after, limit, maxBytes),
+            static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, s.maxBytes, ct),
             cancellationToken);
 
     public Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken) =>

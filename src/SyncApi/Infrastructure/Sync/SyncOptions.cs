@@ -2,7 +2,7 @@ using System.ComponentModel.DataAnnotations;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
 
-/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices per user, revocations, and live pull.</summary>
+/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices and highlights per user, revocations, and live pull.</summary>
 public sealed class SyncOptions
 {
     public const string SectionName = "Sync";
@@ -29,6 +29,14 @@ public sealed class SyncOptions
     /// </summary>
     [Range(2, 10_000, ErrorMessage = "Sync:MaxDevicesPerUser must be from {1} to {2}.")]
     public int MaxDevicesPerUser { get; set; } = Domain.Sync.SyncSettings.DefaultMaxDevicesPerUser;
+
+    /// <summary>The most live highlights one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
+    [Range(typeof(long), "1000", "1000000000", ErrorMessage = "Sync:MaxHighlightsPerUser must be from {1} to {2}.")]
+    public long MaxHighlightsPerUser { get; set; } = Domain.Sync.SyncSettings.DefaultMaxHighlightsPerUser;
+
+    /// <summary>The most bytes (UTF-8) of text, notes and locations one user's live highlights may hold; past it as above.</summary>
+    [Range(typeof(long), "1048576", "1099511627776", ErrorMessage = "Sync:MaxHighlightBytesPerUser must be from {1} to {2}.")]
+    public long MaxHighlightBytesPerUser { get; set; } = Domain.Sync.SyncSettings.DefaultMaxHighlightBytesPerUser;
 
     /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
     [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]

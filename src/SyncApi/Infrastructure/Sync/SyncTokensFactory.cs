@@ -24,13 +24,17 @@ internal static class SyncTokensFactory
         return string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key);
     }
 
-    /// <summary>The sync rules from <c>Sync</c>; a revocation lasts as long as <c>Auth</c> lets a token live.</summary>
+    /// <summary>The sync rules from <c>Sync</c> (highlight quota included); a revocation lasts as long as <c>Auth</c> lets a token live.</summary>
     public static SyncSettings Settings(IServiceProvider services)
     {
         var sync = services.GetRequiredService<IOptions<SyncOptions>>().Value;
         return new SyncSettings(
             TimeSpan.FromSeconds(sync.MaxClockSkewSeconds),
             sync.MaxDevicesPerUser,
-            services.GetRequiredService<IOptions<DeviceTokenOptions>>().Value.RevocationLifetime);
+            services.GetRequiredService<IOptions<DeviceTokenOptions>>().Value.RevocationLifetime)
+        {
+            MaxHighlightsPerUser = sync.MaxHighlightsPerUser,
+            MaxHighlightBytesPerUser = sync.MaxHighlightBytesPerUser,
+        };
     }
 }

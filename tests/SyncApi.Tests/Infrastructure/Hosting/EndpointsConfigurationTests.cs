@@ -27,6 +27,19 @@ public sealed class EndpointsConfigurationTests
         Assert.Contains("Paging:CursorKey must be at least 32 bytes", failure.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("1000")]
+    [InlineData("0")]
+    [InlineData("100000000")]
+    public void APageByteBudgetOutOfRangeFailsTheStartNamingTheKey(string value)
+    {
+        using var factory = new SyncApiFactory(new Dictionary<string, string?> { ["Paging:MaxPageBytes"] = value });
+
+        var failure = Assert.Throws<OptionsValidationException>(() => factory.CreateClient());
+
+        Assert.Contains("Paging:MaxPageBytes must be from 16384 to 67108864", failure.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void RestAndGrpcOnOnePortFailsTheStart()
     {

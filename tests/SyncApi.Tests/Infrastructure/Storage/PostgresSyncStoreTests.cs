@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
@@ -18,7 +19,7 @@ public sealed class PostgresSyncStoreTests(DemoDatabase db) : IClassFixture<Demo
         var books = new HashSet<long>();
         while (true)
         {
-            var rows = await store.ReadChangesAsync(db.HeavyUser, position, 1_000, TestTimeout.Token);
+            var rows = await store.ReadChangesAsync(db.HeavyUser, position, 1_000, PageBudget.DefaultMaxBytes, TestTimeout.Token);
             Assert.NotNull(rows);
             foreach (var (seq, state) in rows.Highlights)
             {
@@ -43,6 +44,21 @@ public sealed class PostgresSyncStoreTests(DemoDatabase db) : IClassFixture<Demo
     }
 
     [Fact]
+    public async Task TheDemoSeedCountsEachUsersHighlightHoldings()
+    {
+        // The quota reads these counters; a seeded user whose counters said 0 could store past it.
+        Assert.Equal(0, await db.CountAsync("""
+            SELECT count(*) FROM users u
+            LEFT JOIN (SELECT user_no, count(*) AS n, sum(octet_length(text) + coalesce(octet_length(note), 0)) AS bytes
+                       FROM highlights WHERE deleted_at IS NULL GROUP BY user_no) h ON h.user_no = u.user_no
+            WHERE u.highlight_count <> coalesce(h.n, 0) OR u.highlight_bytes <> coalesce(h.bytes, 0)
+            """));
+        Assert.Equal(
+            await db.CountAsync("SELECT count(*) FROM highlights WHERE user_no = $1", db.HeavyUser.Value),
+            await db.CountAsync("SELECT highlight_count FROM users WHERE user_no = $1", db.HeavyUser.Value));
+    }
+
+    [Fact]
     public async Task APageDeepInTheHeavyUsersFeedIsAKeysetIndexScanWithoutASort()
     {
         // The demo data is bulk-loaded with seq 0, so the deep position is (0, the 5,001st id).
@@ -59,6 +75,7 @@ public sealed class PostgresSyncStoreTests(DemoDatabase db) : IClassFixture<Demo
         explain.Parameters.Add(new NpgsqlParameter<long> { TypedValue = deep });
         explain.Parameters.Add(new NpgsqlParameter<string> { TypedValue = lastId });
         explain.Parameters.Add(new NpgsqlParameter<int> { TypedValue = 101 });
+        explain.Parameters.Add(new NpgsqlParameter<long> { TypedValue = PageBudget.DefaultMaxBytes });
         var plan = new List<string>();
         await using (var reader = await explain.ExecuteReaderAsync(TestTimeout.Token))
         {

@@ -45,6 +45,8 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
         await CopyBooksAsync(connection, rows.Books, cancellationToken).ConfigureAwait(false);
         await CopyOwnershipsAsync(connection, rows.Ownerships, cancellationToken).ConfigureAwait(false);
         await CopyHighlightsAsync(connection, rows.Highlights, cancellationToken).ConfigureAwait(false);
+        await HoldingsRecount.RunAsync(connection, transaction, cancellationToken).ConfigureAwait(false);
+
         await using (var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection, transaction))
         {
             await analyze.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);

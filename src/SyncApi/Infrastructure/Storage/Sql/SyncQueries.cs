@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
@@ -12,6 +13,34 @@ internal static class SyncQueries
 {
     /// <summary>$1 user_no, $2 how many numbers to reserve. Returns the last reserved number; no row when the user does not exist.</summary>
     public const string TakeChangeSeq = "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq";
+
+    /// <summary>
+    /// <see cref="TakeChangeSeq"/> for a push, also returning what the user holds (highlight_count,
+    /// highlight_bytes): read under the row lock the push holds to commit, so no other write of the
+    /// user's can change them before this push's own change does.
+    /// </summary>
+    public const string TakeChangeSeqForHighlights =
+        "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq, highlight_count, highlight_bytes";
+
+    /// <summary>$1 user_no, $2 change of the live highlight count, $3 change of their bytes. In the push's transaction, beside its store.</summary>
+    public const string ChangeHoldings =
+        "UPDATE users SET highlight_count = highlight_count + $2, highlight_bytes = highlight_bytes + $3 WHERE user_no = $1";
+
+    /// <summary>
+    /// Sets every user's holdings from the highlights stored: for the seeders, which load highlights
+    /// with COPY and so past the pushes that keep the holdings. The same measure as <c>HighlightHoldings.Of</c>.
+    /// </summary>
+    public const string RecountHoldings = """
+        UPDATE users u SET highlight_count = h.count, highlight_bytes = h.bytes
+        FROM (
+            SELECT user_no, count(*) AS count,
+                   sum(octet_length(text) + coalesce(octet_length(note), 0) + coalesce(octet_length(location), 0)) AS bytes
+            FROM highlights
+            WHERE deleted_at IS NULL
+            GROUP BY user_no
+        ) h
+        WHERE u.user_no = h.user_no
+        """;
 
     /// <summary>
     /// $1 user_no, $2 the highest change sequence number the transaction wrote. Live pull's wake-up, sent
@@ -65,16 +94,36 @@ internal static class SyncQueries
         """;
 
     /// <summary>
-    /// $1 user_no, $2 seq, $3 id (the position, exclusive), $4 limit. A keyset range of the
-    /// (user_no, seq, id) index: the cost of a page does not depend on how many came before.
+    /// $1 user_no, $2 seq, $3 id (the position, exclusive), $4 limit, $5 the page's byte budget. A keyset
+    /// range of the (user_no, seq, id) index: the cost of a page does not depend on how many came before.
+    /// Of those rows, the first two and then each whose predecessors measure at most $5 together (the
+    /// running sum through the row, less the row), each measured as <c>PageBudget.SizeOf</c> measures a
+    /// highlight change (<see cref="PageBudget.ItemOverheadBytes"/> plus the UTF-8 length of id, text, note
+    /// and location; the database's encoding is UTF-8): a page of large highlights reads only the ones it may send. <c>octet_length</c> reads a stored value's length without
+    /// decompressing it, and rows left out are never sent, so a large text costs only when delivered.
+    /// Measured on the demo heavy user on a loaded 2-core box: a 1,001-row page of short highlights
+    /// 0.68 ms without the measure, 1.12 ms with it (medians); a 101-row page 0.10-0.27 ms, 0.32 ms.
     /// Columns: seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location.
     /// </summary>
-    public const string HighlightChanges = """
-        SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted_at IS NOT NULL, location
-        FROM highlights
-        WHERE user_no = $1 AND (seq, id) > ($2, $3)
+    public static readonly string HighlightChanges = $$"""
+        SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location
+        FROM (
+            SELECT seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location, size,
+                   row_number() OVER w AS n, sum(size) OVER w AS through
+            FROM (
+                SELECT seq, id, text, start, length, color, note, created_at, modified_at, version,
+                       deleted_at IS NOT NULL AS deleted, location,
+                       {{PageBudget.ItemOverheadBytes}} + octet_length(id) + coalesce(octet_length(text), 0)
+                         + coalesce(octet_length(note), 0) + coalesce(octet_length(location), 0) AS size
+                FROM highlights
+                WHERE user_no = $1 AND (seq, id) > ($2, $3)
+                ORDER BY seq, id
+                LIMIT $4
+            ) page
+            WINDOW w AS (ORDER BY seq, id ROWS UNBOUNDED PRECEDING)
+        ) sized
+        WHERE n <= 2 OR through - size <= $5
         ORDER BY seq, id
-        LIMIT $4
         """;
 
     /// <summary>$1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. Columns: seq, book_no, title, author, removed, modified_at.</summary>
