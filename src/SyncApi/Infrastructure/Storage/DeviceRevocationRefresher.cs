@@ -86,15 +86,19 @@ internal sealed class DeviceRevocationRefresher(
         var inForceSince = clock.GetUtcNow() - tokenOptions.Value.RevocationLifetime;
         revocations.ForgetBefore(inForceSince);
         _since = _since > inForceSince ? _since : inForceSince;
-        await using var command = dataSource.CreateCommand(SyncQueries.RevokedDevices);
-        command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = _since.ToUniversalTime() });
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         var newest = _since;
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        // The reader, and its pooled connection, are given back before the links are read: holding one
+        // connection while waiting for a second would stall every poll on a small or exhausted pool.
+        await using (var command = dataSource.CreateCommand(SyncQueries.RevokedDevices))
         {
-            var revokedAt = reader.GetFieldValue<DateTimeOffset>(2);
-            revocations.Revoke(new UserNo(reader.GetInt64(0)), reader.GetString(1), revokedAt);
-            newest = revokedAt > newest ? revokedAt : newest;
+            command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = _since.ToUniversalTime() });
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                var revokedAt = reader.GetFieldValue<DateTimeOffset>(2);
+                revocations.Revoke(new UserNo(reader.GetInt64(0)), reader.GetString(1), revokedAt);
+                newest = revokedAt > newest ? revokedAt : newest;
+            }
         }
 
         _since = newest - Overlap > _since ? newest - Overlap : _since;
