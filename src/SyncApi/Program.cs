@@ -29,6 +29,7 @@ var app = builder.Build();
 app.UseTelemetry();
 app.UseServiceDefaults();
 app.UseDeviceAuth();
+app.UseDeviceShares();
 app.UseBodyArrival();
 app.UseResilience();
 app.UseAdmissionControl();
