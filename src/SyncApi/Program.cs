@@ -30,6 +30,7 @@ app.UseTelemetry();
 app.UseServiceDefaults();
 app.UseDeviceAuth();
 app.UseDeviceShares();
+app.UseAnswerBuffering();
 app.UseBodyArrival();
 app.UseResilience();
 app.UseAdmissionControl();

@@ -6,8 +6,8 @@ namespace Kobo.Sync.SyncApi.Extensions;
 
 /// <summary>
 /// Admission control: a concurrency limit with a bounded queue, and per-device rate limits (ASP.NET
-/// Core rate limiting), taken only once the request's body has arrived; what a device may hold while its
-/// body arrives is bounded by its own share.
+/// Core rate limiting), taken only once the request's body has arrived and given back before its answer
+/// waits on the device's network; what a device may hold meanwhile is bounded by its own share.
 /// </summary>
 public static class AdmissionExtensions
 {
@@ -36,6 +36,16 @@ public static class AdmissionExtensions
     public static WebApplication UseDeviceShares(this WebApplication app)
     {
         app.UseMiddleware<DeviceShareMiddleware>();
+        return app;
+    }
+
+    /// <summary>
+    /// Outside the admission limiter: an answer is produced into memory inside the slot and sent after it
+    /// (<see cref="AnswerBufferingMiddleware"/>).
+    /// </summary>
+    public static WebApplication UseAnswerBuffering(this WebApplication app)
+    {
+        app.UseMiddleware<AnswerBufferingMiddleware>();
         return app;
     }
 

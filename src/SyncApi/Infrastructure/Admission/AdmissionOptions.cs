@@ -51,4 +51,14 @@ public sealed class AdmissionOptions
 
     /// <summary>Bytes of request bodies this instance holds at once for all devices; past it a body is refused (503).</summary>
     public long BodyBytes { get; set; } = 256L * 1024 * 1024;
+
+    /// <summary>
+    /// An answer waits on the device's network outside the admission slots, for at most this long plus
+    /// its size at <see cref="AnswerMinBytesPerSecond"/>; a device that takes longer loses the connection
+    /// (HTTP/1.1) or the stream (HTTP/2), and the answer's memory is given back.
+    /// </summary>
+    public int AnswerWriteGraceMs { get; set; } = 10_000;
+
+    /// <summary>The slowest a device may take its answer, past <see cref="AnswerWriteGraceMs"/>.</summary>
+    public int AnswerMinBytesPerSecond { get; set; } = 32 * 1024;
 }

@@ -18,6 +18,8 @@ internal sealed class AdmissionOptionsValidator : IValidateOptions<AdmissionOpti
         AtLeast(failures, nameof(AdmissionOptions.PerDeviceConcurrentRequests), options.PerDeviceConcurrentRequests, 1);
         AtLeast(failures, nameof(AdmissionOptions.PerDeviceBodyBytes), options.PerDeviceBodyBytes, 64 * 1024);
         AtLeast(failures, nameof(AdmissionOptions.BodyBytes), options.BodyBytes, options.PerDeviceBodyBytes);
+        AtLeast(failures, nameof(AdmissionOptions.AnswerWriteGraceMs), options.AnswerWriteGraceMs, 1);
+        AtLeast(failures, nameof(AdmissionOptions.AnswerMinBytesPerSecond), options.AnswerMinBytesPerSecond, 1);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 
