@@ -61,4 +61,10 @@ public sealed class AdmissionOptions
 
     /// <summary>The slowest a device may take its answer, past <see cref="AnswerWriteGraceMs"/>.</summary>
     public int AnswerMinBytesPerSecond { get; set; } = 32 * 1024;
+
+    /// <summary>Anonymous health <c>Watch</c> streams open at once on this instance; past it Watch answers RESOURCE_EXHAUSTED.</summary>
+    public int HealthWatchLimit { get; set; } = 16;
+
+    /// <summary>The longest a health <c>Watch</c> stream lasts (it ends with DEADLINE_EXCEEDED; the caller watches again).</summary>
+    public int HealthWatchMaxSeconds { get; set; } = 300;
 }

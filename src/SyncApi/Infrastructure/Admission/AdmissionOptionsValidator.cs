@@ -20,6 +20,8 @@ internal sealed class AdmissionOptionsValidator : IValidateOptions<AdmissionOpti
         AtLeast(failures, nameof(AdmissionOptions.BodyBytes), options.BodyBytes, options.PerDeviceBodyBytes);
         AtLeast(failures, nameof(AdmissionOptions.AnswerWriteGraceMs), options.AnswerWriteGraceMs, 1);
         AtLeast(failures, nameof(AdmissionOptions.AnswerMinBytesPerSecond), options.AnswerMinBytesPerSecond, 1);
+        AtLeast(failures, nameof(AdmissionOptions.HealthWatchLimit), options.HealthWatchLimit, 0);
+        AtLeast(failures, nameof(AdmissionOptions.HealthWatchMaxSeconds), options.HealthWatchMaxSeconds, 1);
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);
     }
 
