@@ -10,7 +10,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// service's own (<see cref="BufferedAnswer"/>) while the request holds its admission slot, and sent to
 /// the device only once the slot is given back, so a device that reads its answer slowly, or never,
 /// holds no slot another device needs. The wait is bounded: an answer not taken within
-/// <c>Admission:AnswerWriteGraceMs</c> plus its size at <c>Admission:AnswerMinBytesPerSecond</c> loses its
+/// <c>Admission:AnswerWriteGraceMs</c> plus its size at <c>Admission:AnswerMinBytesPerSecond</c>, counted
+/// from the first time it waits on the device (one that fits the connection's buffers never does), loses its
 /// connection (HTTP/1.1) or its stream (HTTP/2 RST_STREAM), whatever Kestrel's own minimum rate allows
 /// (240 B/s, which a full socket buffer satisfies for hours), and its memory is given back. The size of
 /// an answer is bounded by the endpoints' paging; how many one device holds, by
@@ -75,7 +76,7 @@ internal sealed partial class AnswerBufferingMiddleware(
             }
 
             metrics?.AddBufferedBytes(BufferedDirection.Answer, length);
-            var deadline = Deadline(context, length);
+            CancellationTokenSource? deadline = null;
             try
             {
                 var writer = answer.ConnectionBody.Writer;
@@ -87,16 +88,16 @@ internal sealed partial class AnswerBufferingMiddleware(
                     if (unflushed >= FlushEveryBytes)
                     {
                         unflushed = 0;
-                        await writer.FlushAsync(deadline.Token);
+                        await FlushAsync(writer, context, length, ref deadline);
                     }
                 }
 
-                await writer.FlushAsync(deadline.Token);
+                await FlushAsync(writer, context, length, ref deadline);
             }
             catch (Exception exception) when (exception is OperationCanceledException or IOException)
             {
                 // The device hung up, or did not take its answer in time (the connection or stream is aborted).
-                if (deadline.IsCancellationRequested && !context.RequestAborted.IsCancellationRequested)
+                if (deadline?.IsCancellationRequested == true)
                 {
                     LogNotTaken(logger, context.Request.Path, length);
                 }
@@ -110,6 +111,25 @@ internal sealed partial class AnswerBufferingMiddleware(
         {
             answer.Release();
         }
+    }
+
+    /// <summary>
+    /// A flush that the connection takes at once (the common case: the answer fits its buffers) costs no
+    /// deadline; the first that must wait on the device starts the answer's deadline, which aborts the
+    /// request and so ends this and any later wait.
+    /// </summary>
+    private Task FlushAsync(System.IO.Pipelines.PipeWriter writer, HttpContext context, long length, ref CancellationTokenSource? deadline)
+    {
+        var flush = writer.FlushAsync();
+        if (flush.IsCompleted)
+        {
+            // Observes the result (and any error) of a flush that completed at once.
+            _ = flush.GetAwaiter().GetResult();
+            return Task.CompletedTask;
+        }
+
+        deadline ??= Deadline(context, length);
+        return flush.AsTask();
     }
 
     /// <summary>
