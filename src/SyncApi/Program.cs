@@ -29,6 +29,8 @@ var app = builder.Build();
 app.UseTelemetry();
 app.UseServiceDefaults();
 app.UseDeviceAuth();
+app.UseDeviceShares();
+app.UseAnswerBuffering();
 app.UseBodyArrival();
 app.UseResilience();
 app.UseAdmissionControl();

@@ -6,7 +6,8 @@ namespace Kobo.Sync.SyncApi.Extensions;
 
 /// <summary>
 /// Admission control: a concurrency limit with a bounded queue, and per-device rate limits (ASP.NET
-/// Core rate limiting), taken only once the request's body has arrived.
+/// Core rate limiting), taken only once the request's body has arrived and given back before its answer
+/// waits on the device's network; what a device may hold meanwhile is bounded by its own share.
 /// </summary>
 public static class AdmissionExtensions
 {
@@ -18,6 +19,7 @@ public static class AdmissionExtensions
             .Bind(builder.Configuration.GetSection(AdmissionOptions.SectionName))
             .ValidateOnStart();
         services.AddSingleton<InstanceAdmission>();
+        services.AddSingleton<DeviceLoads>();
         services.AddRateLimiter(_ => { });
         services.AddOptions<RateLimiterOptions>().Configure<IOptions<AdmissionOptions>, InstanceAdmission>((limiter, admission, instance) =>
         {
@@ -25,6 +27,26 @@ public static class AdmissionExtensions
             limiter.OnRejected = AdmissionRejection.WriteAsync;
         });
         return builder;
+    }
+
+    /// <summary>
+    /// First after authentication: a device's request holds one of its device's places until its answer is
+    /// written (<see cref="DeviceShareMiddleware"/>).
+    /// </summary>
+    public static WebApplication UseDeviceShares(this WebApplication app)
+    {
+        app.UseMiddleware<DeviceShareMiddleware>();
+        return app;
+    }
+
+    /// <summary>
+    /// Outside the admission limiter: an answer is produced into memory inside the slot and sent after it
+    /// (<see cref="AnswerBufferingMiddleware"/>).
+    /// </summary>
+    public static WebApplication UseAnswerBuffering(this WebApplication app)
+    {
+        app.UseMiddleware<AnswerBufferingMiddleware>();
+        return app;
     }
 
     /// <summary>

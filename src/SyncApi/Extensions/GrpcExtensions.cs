@@ -37,9 +37,13 @@ public static class GrpcExtensions
         return builder;
     }
 
-    /// <summary>Last before the endpoints: a request message Grpc.AspNetCore cannot read is INVALID_ARGUMENT.</summary>
+    /// <summary>
+    /// Last before the endpoints: the anonymous health service's bounds (<see cref="HealthCallLimitsMiddleware"/>),
+    /// and a request message Grpc.AspNetCore cannot read is INVALID_ARGUMENT.
+    /// </summary>
     public static WebApplication UseSyncGrpc(this WebApplication app)
     {
+        app.UseMiddleware<HealthCallLimitsMiddleware>();
         app.UseMiddleware<UnreadableRequestMiddleware>();
         return app;
     }

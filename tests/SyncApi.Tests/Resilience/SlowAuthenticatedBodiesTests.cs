@@ -18,6 +18,12 @@ public sealed class SlowAuthenticatedBodiesTests(SlowAuthenticatedBodiesTests.Fe
     private const int Slots = 4;
     private const int Queue = 4;
 
+    // The requests one device may have in progress (Admission:PerDeviceConcurrentRequests, its default).
+    private const int DeviceShare = 8;
+
+    // Sent at once before a large body starts trickling: more than the 64 KiB the service once waited for.
+    private const int LargeHead = 70_000;
+
     /// <summary>The whole service on the shared demo database with a small admission capacity.</summary>
     public sealed class FewSlots() : IDisposable
     {
@@ -54,6 +60,45 @@ public sealed class SlowAuthenticatedBodiesTests(SlowAuthenticatedBodiesTests.Fe
 
         Assert.Equal(slow.Count, stillTrickling);
         AssertServedAsUsual(devices, output);
+    }
+
+    /// <summary>
+    /// One device token, many pushes announcing large bodies (a megabyte over REST, 4 MiB over gRPC), each
+    /// sending 70,000 bytes at once (past what the service used to wait for before taking a slot) and
+    /// trickling the rest above Kestrel's minimum rate, opened a tenth of a second apart (inside the
+    /// device's rate). The device holds only its own share of requests in progress; the rest of its calls
+    /// are refused at once with a time to come back, and every other device is served as usual.
+    /// </summary>
+    [Fact]
+    public async Task ADeviceTricklingLargeBodiesHoldsOnlyItsOwnShareWhileOtherDevicesAreServed()
+    {
+        await WarmAsync(service.Host);
+        using var slowGrpc = NewH2cClient(service.Host);
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(TestTimeout.Token);
+        var token = TestTokens.For(User, "trickling-large-bodies");
+        var slow = new List<Task<Trickled>>();
+        for (var i = 0; i < 3 * (Slots + Queue); i++)
+        {
+            slow.Add(i % 2 == 0
+                ? TrickleLargeRestAsync(service.Host.RestAddress, token, LargeHead, stop.Token)
+                : TrickleLargeGrpcAsync(slowGrpc, token, LargeHead, stop.Token));
+            await Task.Delay(TimeSpan.FromMilliseconds(100), TestTimeout.Token);
+        }
+
+        await Task.Delay(TimeSpan.FromMilliseconds(500), TestTimeout.Token);
+        var devices = await DevicesMeanwhileAsync(service.Host);
+        var stillTrickling = slow.Count(t => !t.IsCompleted);
+        var restStill = slow.Where((t, i) => i % 2 == 0).Count(t => !t.IsCompleted);
+        stop.Cancel();
+        var ended = await Task.WhenAll(slow);
+
+        output.WriteLine($"{slow.Count} large trickling pushes from one device: {stillTrickling} still sending at the end ({restStill} REST)");
+        output.WriteLine(string.Join(", ", ended.Select(t => $"{t.HttpStatus}/{t.GrpcStatus}")));
+        AssertServedAsUsual(devices, output);
+        Assert.InRange(stillTrickling, 1, DeviceShare);
+        // Every call the device was refused says so precisely, with when to come back.
+        Assert.All(ended.Where(t => t.HttpStatus != 0), t => Assert.True(
+            (t.HttpStatus == 429 || t.GrpcStatus == "8") && t.RetryAdvised, t.ToString()));
     }
 
     [Fact]

@@ -45,7 +45,7 @@ internal static class AdmissionLimiter
 
         return PartitionedRateLimiter.CreateChained(
             PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context) || LiveRequests.IsLive(context) ? exempt : instancePartition),
-            PartitionedRateLimiter.Create<HttpContext, string>(context => DeviceOf(context) is { } device
+            PartitionedRateLimiter.Create<HttpContext, string>(context => AdmissionRequests.DeviceOf(context) is { } device
                 ? RateLimitPartition.Get(device, device.StartsWith(KoboLinkAuthentication.AdmissionPrefix, StringComparison.Ordinal) ? perKoboLink : perDevice)
                 : exempt));
     }
@@ -53,8 +53,4 @@ internal static class AdmissionLimiter
     private static bool IsHealthProbe(HttpContext context) =>
         context.Request.Path.StartsWithSegments("/healthz", StringComparison.Ordinal)
         || context.Request.Path.StartsWithSegments("/grpc.health.v1.Health", StringComparison.Ordinal);
-
-    /// <summary>The authenticated device (token <c>did</c> of user <c>sub</c>); null before authentication or for anonymous calls.</summary>
-    private static string? DeviceOf(HttpContext context) =>
-        context.User.Identity is DeviceIdentity { IsAuthenticated: true } device ? device.DeviceKey : null;
 }

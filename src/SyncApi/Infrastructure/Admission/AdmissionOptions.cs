@@ -34,4 +34,37 @@ public sealed class AdmissionOptions
     /// a random time from it to twice it, so that devices refused together do not come back together.
     /// </summary>
     public int OverloadRetryAfterMs { get; set; } = 1000;
+
+    /// <summary>
+    /// Requests one device may have in progress at once, from the first byte of its body to the last
+    /// byte of its answer (a live pull included, a gRPC <c>WatchChanges</c> stream not); beyond that it
+    /// is refused at once (429), so one device's slow network can only hold its own share.
+    /// </summary>
+    public int PerDeviceConcurrentRequests { get; set; } = 8;
+
+    /// <summary>
+    /// Bytes of request bodies one device may have held by this instance at once, while they arrive and
+    /// until their request ends: at least the largest body an endpoint accepts (Kestrel's 30,000,000 bytes
+    /// for a REST push), so any single request fits.
+    /// </summary>
+    public long PerDeviceBodyBytes { get; set; } = 32L * 1024 * 1024;
+
+    /// <summary>Bytes of request bodies this instance holds at once for all devices; past it a body is refused (503).</summary>
+    public long BodyBytes { get; set; } = 256L * 1024 * 1024;
+
+    /// <summary>
+    /// An answer waits on the device's network outside the admission slots, for at most this long plus
+    /// its size at <see cref="AnswerMinBytesPerSecond"/>; a device that takes longer loses the connection
+    /// (HTTP/1.1) or the stream (HTTP/2), and the answer's memory is given back.
+    /// </summary>
+    public int AnswerWriteGraceMs { get; set; } = 10_000;
+
+    /// <summary>The slowest a device may take its answer, past <see cref="AnswerWriteGraceMs"/>.</summary>
+    public int AnswerMinBytesPerSecond { get; set; } = 32 * 1024;
+
+    /// <summary>Anonymous health <c>Watch</c> streams open at once on this instance; past it Watch answers RESOURCE_EXHAUSTED.</summary>
+    public int HealthWatchLimit { get; set; } = 16;
+
+    /// <summary>The longest a health <c>Watch</c> stream lasts (it ends with DEADLINE_EXCEEDED; the caller watches again).</summary>
+    public int HealthWatchMaxSeconds { get; set; } = 300;
 }

@@ -17,14 +17,33 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// </summary>
 internal static partial class AdmissionRejection
 {
-    public static async ValueTask WriteAsync(OnRejectedContext rejected, CancellationToken cancellationToken)
+    private const string DeviceRateDetail = "This device is over its request rate; retry later.";
+    private const string OverloadedDetail = "The service is over capacity; retry later.";
+
+    public static ValueTask WriteAsync(OnRejectedContext rejected, CancellationToken cancellationToken)
     {
         var http = rejected.HttpContext;
         // Only the per-device token bucket says when a permit comes back; the concurrency limit cannot.
         var perDevice = rejected.Lease.TryGetMetadata(MetadataName.RetryAfter, out var refill);
-        var retryAfter = perDevice ? refill : http.RequestServices.GetRequiredService<InstanceAdmission>().RetryAfter;
-        LogRejected(http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)),
-            perDevice ? "device over its rate limit" : "over capacity", http.Request.Path);
+        return perDevice
+            ? WriteAsync(http, perDevice: true, refill, "device over its rate limit", DeviceRateDetail)
+            : WriteOverloadedAsync(http, "over capacity");
+    }
+
+    /// <summary>503 / UNAVAILABLE with <see cref="InstanceAdmission.RetryAfter"/>: the instance as a whole cannot take the request.</summary>
+    public static ValueTask WriteOverloadedAsync(HttpContext http, string reason) =>
+        WriteAsync(http, perDevice: false, http.RequestServices.GetRequiredService<InstanceAdmission>().RetryAfter, reason, OverloadedDetail);
+
+    /// <summary>
+    /// 429 / RESOURCE_EXHAUSTED with <see cref="InstanceAdmission.RetryAfter"/>: this device already holds
+    /// its share (<paramref name="detail"/> says which), others are unaffected.
+    /// </summary>
+    public static ValueTask WriteDeviceShareAsync(HttpContext http, string reason, string detail) =>
+        WriteAsync(http, perDevice: true, http.RequestServices.GetRequiredService<InstanceAdmission>().RetryAfter, reason, detail);
+
+    private static async ValueTask WriteAsync(HttpContext http, bool perDevice, TimeSpan retryAfter, string reason, string detail)
+    {
+        LogRejected(http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)), reason, http.Request.Path);
 
         var grpc = GrpcResponses.IsGrpc(http.Request);
         http.RequestServices.GetService<SyncMetrics>()?.RecordShedRequest(
@@ -34,7 +53,7 @@ internal static partial class AdmissionRejection
             GrpcResponses.WriteTrailersOnly(
                 http,
                 perDevice ? global::Grpc.Core.StatusCode.ResourceExhausted : global::Grpc.Core.StatusCode.Unavailable,
-                perDevice ? "This device is over its request rate; retry later." : "The service is over capacity; retry later.",
+                detail,
                 RetryAdvice.GrpcTrailer(retryAfter));
             return;
         }
@@ -46,7 +65,7 @@ internal static partial class AdmissionRejection
         {
             Status = status,
             Title = perDevice ? "Too many requests" : "Service unavailable",
-            Detail = perDevice ? "This device is over its request rate; retry later." : "The service is over capacity; retry later.",
+            Detail = detail,
         };
         problem.Extensions[RetryAdvice.ProblemExtension] = RetryAdvice.Milliseconds(retryAfter);
         await http.RequestServices.GetRequiredService<IProblemDetailsService>().WriteAsync(new ProblemDetailsContext

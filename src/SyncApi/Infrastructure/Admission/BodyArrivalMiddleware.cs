@@ -1,63 +1,82 @@
-using System.IO.Pipelines;
+using Kobo.Sync.SyncApi.Extensions;
+using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Microsoft.AspNetCore.Http.Features;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
 /// <summary>
-/// Waits until an authenticated request's body has arrived before the request takes an admission
-/// slot or starts its database budget, so a device on a slow link (or one trickling its body on
-/// purpose) waits on its own time and holds nothing the finished requests need. The body stays in
-/// the transport's buffer, examined but not consumed, for the endpoint to read as usual. Past
-/// <see cref="ArrivalLimit"/> the request goes on without waiting for the rest: the buffer must stay
-/// well inside HTTP/2's flow-control window (768 KiB per stream in Kestrel), or the client could not
-/// send the remainder. How long a body may take is bounded by Kestrel's minimum data rate.
-/// Unauthenticated requests never get here: they are refused before their body is read.
+/// Reads an authenticated request's whole body off the connection before the request takes an
+/// admission slot or starts its database budget (<see cref="ArrivedBody"/>), so a device on a slow link
+/// (or one trickling its body on purpose) waits on its own time and holds nothing the finished requests
+/// need: the slot is held only while the service works. The body cannot stay in the transport's buffer
+/// instead: Kestrel stops reading an HTTP/1.1 connection past 1 MiB, and HTTP/2's flow-control window is
+/// 768 KiB a stream, so a larger body could never finish arriving.
+/// What a device may hold is bounded: the endpoint's largest body (gRPC: one message of
+/// <see cref="GrpcExtensions.MaxReceiveMessageSize"/>; REST: the endpoint's request size limit), the
+/// device's share of body bytes (429) and the instance's budget (503), see <see cref="DeviceLoads"/>.
+/// How long a body may take is bounded by Kestrel's minimum data rate and the device's request bound.
+/// Unauthenticated requests never get here with a body: they are refused before it is read.
 /// </summary>
-internal sealed class BodyArrivalMiddleware(RequestDelegate next)
+internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads loads)
 {
-    /// <summary>Device reads and typical pushes are far smaller; a full 500-change push may be larger.</summary>
-    internal const int ArrivalLimit = 64 * 1024;
+    /// <summary>A gRPC message's length prefix: the compressed flag and four bytes of length.</summary>
+    private const int GrpcFrameHeaderBytes = 5;
 
     public async Task InvokeAsync(HttpContext context)
     {
-        if (context.Features.Get<IHttpRequestBodyDetectionFeature>() is { CanHaveBody: true })
+        if (context.Features.Get<IHttpRequestBodyDetectionFeature>() is not { CanHaveBody: true }
+            || AdmissionRequests.DeviceOf(context) is not { } device
+            || AdmissionRequests.StreamsRequest(context))
         {
-            try
-            {
-                await WaitForBodyAsync(context.Request.BodyReader, context.RequestAborted);
-            }
-            catch (Exception exception) when (exception is IOException or OperationCanceledException)
-            {
-                if (context.RequestAborted.IsCancellationRequested)
-                {
-                    // The device hung up while sending: nobody is left to answer.
-                    context.Response.StatusCode = RequestRejectedProblemHandler.ClientClosedRequest;
-                    return;
-                }
-
-                // Anything else wrong with the body (too large, too slow for Kestrel's minimum rate) is
-                // the endpoint's to answer when it reads the body, as it would be without this wait.
-            }
+            await next(context);
+            return;
         }
 
-        await next(context);
-    }
-
-    private static async Task WaitForBodyAsync(PipeReader body, CancellationToken cancellationToken)
-    {
-        while (true)
+        var grpc = GrpcResponses.IsGrpc(context.Request);
+        var limit = grpc
+            ? GrpcExtensions.MaxReceiveMessageSize + GrpcFrameHeaderBytes
+            : context.Features.Get<IHttpMaxRequestBodySizeFeature>()?.MaxRequestBodySize ?? long.MaxValue;
+        using var body = new ArrivedBody(loads, device);
+        ArrivedBody.Outcome outcome;
+        try
         {
-            var read = await body.ReadAsync(cancellationToken);
-            if (read.IsCompleted || read.IsCanceled || read.Buffer.Length >= ArrivalLimit)
-            {
-                // Nothing consumed or examined: the endpoint's first read returns all of it at once.
-                body.AdvanceTo(read.Buffer.Start);
-                return;
-            }
+            outcome = await body.ReadAsync(context.Request.BodyReader, context.Request.ContentLength, limit, context.RequestAborted);
+        }
+        catch (Exception exception) when (exception is (IOException and not BadHttpRequestException) or OperationCanceledException)
+        {
+            // The device hung up while sending (its connection reset or aborted): nobody is left to answer.
+            // A body the server refuses (too large, too slow for Kestrel's minimum rate) is a
+            // BadHttpRequestException, answered by the error handler as it would be from the endpoint.
+            context.Response.StatusCode = RequestRejectedProblemHandler.ClientClosedRequest;
+            return;
+        }
 
-            // Nothing consumed, everything examined: the next read waits for more bytes.
-            body.AdvanceTo(read.Buffer.Start, read.Buffer.End);
+        switch (outcome)
+        {
+            case ArrivedBody.Outcome.TooLarge when grpc:
+                // What Grpc.AspNetCore answers a message over its limit.
+                GrpcResponses.WriteTrailersOnly(context, global::Grpc.Core.StatusCode.ResourceExhausted, "Received message exceeds the maximum configured message size.");
+                return;
+            case ArrivedBody.Outcome.TooLarge:
+                throw new BadHttpRequestException("The request body is larger than this endpoint accepts.", StatusCodes.Status413PayloadTooLarge);
+            case ArrivedBody.Outcome.OverDeviceShare:
+                await AdmissionRejection.WriteDeviceShareAsync(context, "device holds its share of request bodies",
+                    "This device is sending too many request bodies at once; retry later.");
+                return;
+            case ArrivedBody.Outcome.OverInstanceBudget:
+                await AdmissionRejection.WriteOverloadedAsync(context, "request bodies over the instance's budget");
+                return;
+        }
+
+        var restore = body.Install(context);
+        try
+        {
+            await next(context);
+        }
+        finally
+        {
+            restore.To(context);
         }
     }
 }

@@ -44,6 +44,7 @@ public sealed class SyncMetrics : IDisposable
     private readonly Counter<long> _shedRequests;
     private readonly Counter<long> _resilienceEvents;
     private readonly Histogram<double> _databaseOperationDuration;
+    private readonly UpDownCounter<long> _buffered;
     private readonly UpDownCounter<long> _liveWaiters;
     private readonly Counter<long> _liveRefused;
     private readonly Histogram<double> _liveWakeDuration;
@@ -84,6 +85,9 @@ public sealed class SyncMetrics : IDisposable
             "kobo.sync.db.operation.duration", "s",
             "Time of one database operation (open to last row read), by operation kind and node (host:port).",
             advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
+        _buffered = _meter.CreateUpDownCounter<long>(
+            "kobo.sync.buffered", "By",
+            "Bytes this instance holds while it waits on devices' networks, by direction: request bodies arriving (and held until their request ends), answers waiting to be taken.");
         _liveWaiters = _meter.CreateUpDownCounter<long>(
             "kobo.sync.live.waiters", "{device}",
             "Devices waiting for changes on this instance (REST wait, gRPC WatchChanges), by protocol.");
@@ -174,6 +178,13 @@ public sealed class SyncMetrics : IDisposable
     {
         var tags = new TagList { { TelemetryTags.Operation, operation }, { TelemetryTags.Node, node } };
         _databaseOperationDuration.Record(elapsed.TotalSeconds, in tags);
+    }
+
+    /// <summary>Bytes held (+) or given back (-) while waiting on a device's network; use the <see cref="BufferedDirection"/> constants.</summary>
+    public void AddBufferedBytes(string direction, long delta)
+    {
+        var tags = new TagList { { TelemetryTags.Direction, direction } };
+        _buffered.Add(delta, in tags);
     }
 
     /// <summary>A device started (+1) or stopped (-1) waiting for changes.</summary>

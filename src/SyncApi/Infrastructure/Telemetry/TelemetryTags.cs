@@ -12,6 +12,17 @@ public static class TelemetryTags
     public const string Event = "event";
     public const string Operation = "operation";
     public const string Node = "node";
+    public const string Direction = "direction";
+}
+
+/// <summary>Values of the <c>direction</c> tag of <c>kobo.sync.buffered</c>.</summary>
+public static class BufferedDirection
+{
+    /// <summary>Request bodies, held from their first byte until their request ends.</summary>
+    public const string Request = "request";
+
+    /// <summary>Answers produced and waiting for the device to take them.</summary>
+    public const string Answer = "answer";
 }
 
 /// <summary>Values of the <c>protocol</c> tag.</summary>

@@ -93,6 +93,66 @@ public static class TricklingCalls
         return await SendAsync(grpc, request, stop);
     }
 
+    /// <summary>
+    /// A PushChanges call announcing a message just under 4 MiB, sending <paramref name="headBytes"/> of it
+    /// at once (more than the 64 KiB the service used to wait for) and trickling the rest until stopped.
+    /// </summary>
+    public static async Task<Trickled> TrickleLargeGrpcAsync(HttpClient grpc, string token, int headBytes, CancellationToken stop)
+    {
+        var head = new byte[5 + headBytes];
+        BinaryPrimitives.WriteUInt32BigEndian(head.AsSpan(1), (4 * 1024 * 1024) - 1);
+        using var request = new HttpRequestMessage(HttpMethod.Post, Push)
+        {
+            Version = HttpVersion.Version20,
+            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
+            Content = new TricklingContent(head, stop),
+        };
+        request.Content.Headers.ContentType = new MediaTypeHeaderValue("application/grpc");
+        request.Headers.TE.ParseAdd("trailers");
+        request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
+        return await SendAsync(grpc, request, stop);
+    }
+
+    /// <summary>
+    /// A REST push announcing <c>Content-Length: 1000000</c>, sending <paramref name="headBytes"/> of it at
+    /// once (JSON whitespace after the opening) and trickling the rest until stopped or answered. On a
+    /// socket of its own, since HttpClient over HTTP/1.1 shows no answer before its body is sent.
+    /// </summary>
+    public static async Task<Trickled> TrickleLargeRestAsync(Uri rest, string token, int headBytes, CancellationToken stop)
+    {
+        var clock = Stopwatch.StartNew();
+        using var socket = new System.Net.Sockets.Socket(System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp) { NoDelay = true };
+        var body = new byte[headBytes];
+        Array.Fill(body, (byte)' ');
+        """{"changes":["""u8.CopyTo(body);
+        var head = System.Text.Encoding.ASCII.GetBytes(
+            $"POST /v1/users/{User}/changes HTTP/1.1\r\nHost: {rest.Host}:{rest.Port}\r\nAuthorization: Bearer {token}\r\n"
+            + "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n");
+        try
+        {
+            await socket.ConnectAsync(rest.Host, rest.Port, stop);
+            await socket.SendAsync(head, System.Net.Sockets.SocketFlags.None, stop);
+            await socket.SendAsync(body, System.Net.Sockets.SocketFlags.None, stop);
+            var filler = new byte[64];
+            Array.Fill(filler, (byte)' ');
+            while (socket.Available == 0)
+            {
+                await Task.Delay(TimeSpan.FromMilliseconds(200), stop);
+                await socket.SendAsync(filler, System.Net.Sockets.SocketFlags.None, stop);
+            }
+
+            var answer = new byte[4096];
+            var read = await socket.ReceiveAsync(answer, System.Net.Sockets.SocketFlags.None, stop);
+            var text = System.Text.Encoding.ASCII.GetString(answer, 0, read);
+            var status = int.Parse(text.AsSpan(9, 3), System.Globalization.CultureInfo.InvariantCulture);
+            return new Trickled(status, null, clock.Elapsed, text.Contains("\r\nRetry-After:", StringComparison.OrdinalIgnoreCase));
+        }
+        catch (Exception exception) when (exception is OperationCanceledException or System.Net.Sockets.SocketException && stop.IsCancellationRequested)
+        {
+            return new Trickled(0, null, clock.Elapsed);
+        }
+    }
+
     /// <summary>A REST push whose JSON body starts and never finishes until stopped.</summary>
     public static async Task<Trickled> TrickleRestAsync(HttpClient rest, string token, CancellationToken stop)
     {
@@ -112,7 +172,8 @@ public static class TricklingCalls
         {
             using var response = await http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, stop);
             var status = response.Headers.TryGetValues("grpc-status", out var values) ? values.Single() : null;
-            return new Trickled((int)response.StatusCode, status, clock.Elapsed);
+            var retryAdvised = response.Headers.RetryAfter is not null || response.Headers.Contains("grpc-retry-pushback-ms");
+            return new Trickled((int)response.StatusCode, status, clock.Elapsed, retryAdvised);
         }
         catch (Exception exception) when (exception is OperationCanceledException or HttpRequestException && stop.IsCancellationRequested)
         {
@@ -120,13 +181,14 @@ public static class TricklingCalls
         }
     }
 
-    public readonly record struct Trickled(int HttpStatus, string? GrpcStatus, TimeSpan Elapsed);
+    /// <summary>How a trickled call ended: its statuses (0 and null when the test stopped it still sending), and whether it said when to retry.</summary>
+    public readonly record struct Trickled(int HttpStatus, string? GrpcStatus, TimeSpan Elapsed, bool RetryAdvised = false);
 
     /// <summary>
     /// A body that never ends while it runs: its head, then 64 spaces every 200 ms (320 bytes/s, above
     /// Kestrel's minimum data rate, so only the service's own choices decide what happens to it).
     /// </summary>
-    private sealed class TricklingContent(byte[] head, CancellationToken stop) : HttpContent
+    private sealed class TricklingContent(byte[] head, CancellationToken stop, long announcedLength = -1) : HttpContent
     {
         private static readonly byte[] Filler = [.. Enumerable.Repeat((byte)' ', 64)];
 
@@ -144,8 +206,8 @@ public static class TricklingCalls
 
         protected override bool TryComputeLength(out long length)
         {
-            length = -1;
-            return false;
+            length = announcedLength;
+            return announcedLength >= 0;
         }
     }
 }
