@@ -20,6 +20,15 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
     /// <summary>The most annotations a book's download answers; a book with more is never offered for download.</summary>
     public const int MaxAnnotationsPerBook = 1_000;
 
+    /// <summary>
+    /// The most bytes of annotations a book's download answers, measured as pages are
+    /// (<see cref="PageBudget.SizeOf(HighlightView)"/>): 4 MiB, over 2,500 bytes for each of the 1,000, where a
+    /// device's annotation (a passage, a note, its location) is typically under 1,500. The set cannot
+    /// be paged (the device replaces its whole set with it), so a larger one is refused like too many
+    /// annotations, never cut short: 1,000 of the largest legal highlights would be a 72 MB answer.
+    /// </summary>
+    public const int MaxAnnotationBytesPerBook = 4 * 1024 * 1024;
+
     /// <summary>The most content ids one <c>checkforchanges</c> may ask about.</summary>
     public const int MaxCheckedBooks = 2_000;
 
@@ -111,7 +120,7 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
         var read = await store.ReadBookAsync(caller.User, reader, book, MaxAnnotationsPerBook + 1, cancellationToken).ConfigureAwait(false);
         // Only annotations the service withheld, and none it holds: an empty set would delete them too.
         var outcome = !read.State.Received || (read.State.Withheld && read.Highlights.Count == 0) ? KoboSetOutcome.NeverReceived
-            : read.Highlights.Count > MaxAnnotationsPerBook ? KoboSetOutcome.TooMany
+            : read.Highlights.Count > MaxAnnotationsPerBook || BytesOf(read.Highlights) > MaxAnnotationBytesPerBook ? KoboSetOutcome.TooMany
             : KoboSetOutcome.Complete;
         return new KoboAnnotationSet(outcome, outcome == KoboSetOutcome.Complete ? read.Highlights : [], KoboAnnotationETags.For(caller.User, read.State));
     }
@@ -158,6 +167,17 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
             .Select(c => c.ContentId)
             .Distinct(StringComparer.Ordinal)
             .ToArray();
+    }
+
+    private static long BytesOf(IReadOnlyList<HighlightView> highlights)
+    {
+        long bytes = 0;
+        foreach (var highlight in highlights)
+        {
+            bytes += PageBudget.SizeOf(highlight);
+        }
+
+        return bytes;
     }
 
     private async Task<BookNo> OwnedBookAsync(DeviceCaller caller, string contentId, CancellationToken cancellationToken)

@@ -164,4 +164,27 @@ public sealed class KoboNeverWipeTests(SyncServiceDatabase db) : IClassFixture<S
         Assert.Equal(HttpStatusCode.Conflict, download.StatusCode);
         Assert.Equal("application/problem+json", download.Content.Headers.ContentType?.MediaType);
     }
+
+    [Fact]
+    public async Task ABookWhoseAnnotationsPassTheByteBoundIsRefusedNotCutShort()
+    {
+        var (_, kobo, native) = await LinkedReaderAsync();
+        using var _ = native;
+        // 500 annotations of 9,500 characters each: about 4.9 MB together, past the 4 MiB a download may
+        // carry, though far under the 1,000 annotations; sent in PATCHes under the 1 MiB body limit.
+        for (var batch = 0; batch < 10; batch++)
+        {
+            var annotations = Enumerable.Range(0, 50)
+                .Select(i => Highlight(Guid.NewGuid().ToString(), "2024-01-16T10:30:00Z", $"p{batch}-{i} " + new string('x', 9_500)))
+                .ToArray();
+            await kobo.PatchOkAsync(ContentId, Patch(annotations));
+        }
+
+        using var download = await kobo.GetAsync(ContentId);
+        var body = await download.Content.ReadAsStringAsync(TestTimeout.Token);
+
+        Assert.Equal(HttpStatusCode.Conflict, download.StatusCode);
+        Assert.Equal("application/problem+json", download.Content.Headers.ContentType?.MediaType);
+        Assert.Contains("MiB", body, StringComparison.Ordinal);
+    }
 }

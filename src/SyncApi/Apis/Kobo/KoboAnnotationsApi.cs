@@ -48,7 +48,7 @@ internal static class KoboAnnotationsApi
                     statusCode: StatusCodes.Status404NotFound, title: "No annotations received");
             case KoboSetOutcome.TooMany:
                 return TypedResults.Problem(
-                    $"This book has more than {KoboAnnotations.MaxAnnotationsPerBook} annotations; a download cut short would delete the rest on the device.",
+                    $"This book has more than {KoboAnnotations.MaxAnnotationsPerBook} annotations, or more than {KoboAnnotations.MaxAnnotationBytesPerBook / (1024 * 1024)} MiB of them; a download cut short would delete the rest on the device.",
                     statusCode: StatusCodes.Status409Conflict, title: "Too many annotations");
         }
 
