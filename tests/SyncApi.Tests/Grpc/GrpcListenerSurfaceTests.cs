@@ -27,7 +27,7 @@ public sealed class GrpcListenerSurfaceTests(SyncGrpcTestHost host) : IClassFixt
             .EnumerateArray().Select(m => m.GetString()).ToList();
         Assert.Equal(
             ["GetUser", "ListUserHighlights", "ListBookHighlights", "PushChanges", "PullChanges", "ListDevices", "RevokeDevice", "WatchChanges",
-             "GetReadingState", "PutReadingState"],
+             "GetReadingState", "PutReadingState", "ListKoboLinks", "RevokeKoboLink"],
             methods);
     }
 

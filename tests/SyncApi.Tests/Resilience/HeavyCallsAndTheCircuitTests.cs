@@ -30,6 +30,9 @@ public sealed class HeavyCallsAndTheCircuitTests(StalledReadsDatabase db, ITestO
             {
                 ["Resilience:RequestBudgetMs"] = "2000",
                 ["Resilience:BreakerBreakMs"] = "60000",
+                // A device's share of requests in progress (8 by default) would refuse part of each burst
+                // with 429 before it reached the database; here every heavy pull must reach it.
+                ["Admission:PerDeviceConcurrentRequests"] = HeavyPullsPerBurst.ToString(System.Globalization.CultureInfo.InvariantCulture),
             });
         using var rest = new HttpClient { BaseAddress = host.RestAddress };
         var pipelines = host.Services.GetRequiredService<StoragePipelines>();

@@ -31,6 +31,9 @@ public sealed class UntakenAnswersTests(UntakenAnswersTests.ShortAnswerWait serv
         {
             ["Admission:AnswerWriteGraceMs"] = "1000",
             ["Admission:AnswerMinBytesPerSecond"] = "1048576",
+            // Pages of 8 MiB rather than 1: the 7 MB answer must not fit the connection's socket buffers,
+            // or it would leave at once and never wait on the device.
+            ["Paging:MaxPageBytes"] = "8388608",
         });
 
         public Task InitializeAsync() => SlowReaders.SeedAsync(Host, Reader);
