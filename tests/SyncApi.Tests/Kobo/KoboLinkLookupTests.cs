@@ -145,6 +145,38 @@ public sealed class KoboLinkLookupTests(SyncServiceDatabase db) : IClassFixture<
         last.Dispose();
     }
 
+    [Fact]
+    public async Task AnAddressRefusedForBadSecretsGetsItsAllowanceBackInTime()
+    {
+        // One refused secret back every 100 ms.
+        using var service = Service(new()
+        {
+            ["Kobo:RefusedSecretsPerAddressBurst"] = "2",
+            ["Kobo:RefusedSecretsPerAddressPerMinute"] = "600",
+        });
+        using var kobo = service.CreateClient();
+        var refused = HttpStatusCode.Unauthorized;
+        for (var i = 0; i < 10 && refused != HttpStatusCode.TooManyRequests; i++)
+        {
+            using var answer = await InitializeAsync(kobo, MadeUpSecret());
+            refused = answer.StatusCode;
+        }
+
+        // The bucket refills on the limiter's own heartbeat: a secret is looked up again well within
+        // the bound, however busy the machine.
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var again = HttpStatusCode.TooManyRequests;
+        while (again == HttpStatusCode.TooManyRequests && clock.Elapsed < TimeSpan.FromSeconds(20))
+        {
+            await Task.Delay(TimeSpan.FromMilliseconds(200), TestTimeout.Token);
+            using var answer = await InitializeAsync(kobo, MadeUpSecret());
+            again = answer.StatusCode;
+        }
+
+        Assert.Equal(HttpStatusCode.TooManyRequests, refused);
+        Assert.Equal(HttpStatusCode.Unauthorized, again);
+    }
+
     [Theory]
     [InlineData("192.0.2.7", "192.0.2.7")]
     [InlineData("::ffff:192.0.2.7", "192.0.2.7")]

@@ -74,6 +74,9 @@ internal sealed class KoboLinkLookups : IDisposable
             TokensPerPeriod = 1,
             ReplenishmentPeriod = _refill,
             QueueLimit = 0,
+            // No timer per address: the partitioned limiter's own heartbeat refills every bucket, so a
+            // flood from many addresses costs a bucket each, not a timer each.
+            AutoReplenishment = false,
         };
         // An idle, full bucket is dropped by the partitioned limiter: the partitions are the addresses seen lately.
         _refusals = PartitionedRateLimiter.Create<string, string>(address => RateLimitPartition.GetTokenBucketLimiter(address, _ => bucket));
