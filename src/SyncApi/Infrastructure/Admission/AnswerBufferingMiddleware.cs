@@ -37,7 +37,8 @@ internal sealed partial class AnswerBufferingMiddleware(
 
         var features = context.Features;
         var response = features.GetRequiredFeature<IHttpResponseFeature>();
-        var answer = new BufferedAnswer(features.GetRequiredFeature<IHttpResponseBodyFeature>(), response);
+        var connectionBody = features.GetRequiredFeature<IHttpResponseBodyFeature>();
+        var answer = BufferedAnswer.Rent(connectionBody, response);
         features.Set<IHttpResponseBodyFeature>(answer);
         features.Set<IHttpResponseFeature>(answer);
         try
@@ -52,7 +53,7 @@ internal sealed partial class AnswerBufferingMiddleware(
         }
         finally
         {
-            features.Set(answer.ConnectionBody);
+            features.Set(connectionBody);
             features.Set(response);
         }
 

@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using System.Buffers;
 using System.IO.Pipelines;
 using Microsoft.AspNetCore.Http.Features;
@@ -11,26 +12,56 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// would (Grpc.AspNetCore then sends its status as trailers, not Trailers-Only), but nothing leaves
 /// until <see cref="AnswerBufferingMiddleware"/> sends it, after the request's admission slot is given
 /// back. Status, headers, trailers and the completion callbacks stay the connection's own.
+/// <para>
+/// Answers are reused (<see cref="Rent"/>, <see cref="Release"/>): a pipe, its writer and its segments
+/// made for every request were most of the bytes this buffering adds to a read.
+/// </para>
 /// </summary>
 internal sealed class BufferedAnswer : IHttpResponseBodyFeature, IHttpResponseFeature
 {
-    private static readonly PipeOptions Options = new(pauseWriterThreshold: 0, resumeWriterThreshold: 0, useSynchronizationContext: false);
+    /// <summary>Answers kept for reuse: enough for the requests one instance answers at once.</summary>
+    internal const int MaxSpare = 256;
 
-    private readonly IHttpResponseFeature _response;
+    private static readonly PipeOptions Options = new(pauseWriterThreshold: 0, resumeWriterThreshold: 0, useSynchronizationContext: false);
+    private static readonly ConcurrentQueue<BufferedAnswer> Spare = new();
+    private static int s_spareCount;
+
     private readonly Pipe _pipe = new(Options);
     private readonly CountingWriter _writer;
+    private IHttpResponseFeature _response = null!;
     private Stream? _stream;
     private bool _started;
+    private bool _rented;
 
-    public BufferedAnswer(IHttpResponseBodyFeature connectionBody, IHttpResponseFeature response)
+    private BufferedAnswer()
     {
-        ConnectionBody = connectionBody;
-        _response = response;
         _writer = new CountingWriter(this, _pipe.Writer);
     }
 
+    /// <summary>An answer for one request, standing in for the connection's <paramref name="connectionBody"/> and <paramref name="response"/>.</summary>
+    public static BufferedAnswer Rent(IHttpResponseBodyFeature connectionBody, IHttpResponseFeature response)
+    {
+        BufferedAnswer answer;
+        if (Spare.TryDequeue(out var spare))
+        {
+            Interlocked.Decrement(ref s_spareCount);
+            answer = spare;
+        }
+        else
+        {
+            answer = new BufferedAnswer();
+        }
+
+        answer.ConnectionBody = connectionBody;
+        answer._response = response;
+        answer._started = false;
+        answer.Completed = false;
+        answer._rented = true;
+        return answer;
+    }
+
     /// <summary>The connection's body, where the answer goes in the end.</summary>
-    public IHttpResponseBodyFeature ConnectionBody { get; }
+    public IHttpResponseBodyFeature ConnectionBody { get; private set; } = null!;
 
     /// <summary>The endpoint started its answer (a byte, a flush or <c>StartAsync</c>).</summary>
     public bool Started => _started;
@@ -104,10 +135,31 @@ internal sealed class BufferedAnswer : IHttpResponseBodyFeature, IHttpResponseFe
         return !Completed && _pipe.Reader.TryRead(out var read) ? read.Buffer : ReadOnlySequence<byte>.Empty;
     }
 
+    /// <summary>
+    /// Gives the answer's memory back and the answer itself up for reuse: nothing of it may be used after
+    /// this. A second call does nothing.
+    /// </summary>
     public void Release()
     {
+        if (!_rented)
+        {
+            return;
+        }
+
+        _rented = false;
         _pipe.Writer.Complete();
         _pipe.Reader.Complete();
+        _pipe.Reset();
+        ConnectionBody = null!;
+        _response = null!;
+        if (Interlocked.Increment(ref s_spareCount) <= MaxSpare)
+        {
+            Spare.Enqueue(this);
+        }
+        else
+        {
+            Interlocked.Decrement(ref s_spareCount);
+        }
     }
 
     /// <summary>The pipe's writer, noting that the answer has started on any byte or flush.</summary>
