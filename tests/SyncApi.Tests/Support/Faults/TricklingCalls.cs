@@ -73,9 +73,16 @@ public static class TricklingCalls
     };
 
     /// <summary>A PushChanges call announcing a message just under 4 MiB, then trickling it until stopped; the answer's status.</summary>
-    public static async Task<Trickled> TrickleGrpcAsync(HttpClient grpc, string? token, CancellationToken stop)
+    public static Task<Trickled> TrickleGrpcAsync(HttpClient grpc, string? token, CancellationToken stop) =>
+        TrickleLargeGrpcAsync(grpc, token, headBytes: 0, stop);
+
+    /// <summary>
+    /// A PushChanges call announcing a message just under 4 MiB, sending <paramref name="headBytes"/> of it
+    /// at once (more than the 64 KiB the service used to wait for) and trickling the rest until stopped.
+    /// </summary>
+    public static async Task<Trickled> TrickleLargeGrpcAsync(HttpClient grpc, string? token, int headBytes, CancellationToken stop)
     {
-        var head = new byte[5];
+        var head = new byte[5 + headBytes];
         BinaryPrimitives.WriteUInt32BigEndian(head.AsSpan(1), (4 * 1024 * 1024) - 1);
         using var request = new HttpRequestMessage(HttpMethod.Post, Push)
         {
@@ -90,26 +97,6 @@ public static class TricklingCalls
             request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
         }
 
-        return await SendAsync(grpc, request, stop);
-    }
-
-    /// <summary>
-    /// A PushChanges call announcing a message just under 4 MiB, sending <paramref name="headBytes"/> of it
-    /// at once (more than the 64 KiB the service used to wait for) and trickling the rest until stopped.
-    /// </summary>
-    public static async Task<Trickled> TrickleLargeGrpcAsync(HttpClient grpc, string token, int headBytes, CancellationToken stop)
-    {
-        var head = new byte[5 + headBytes];
-        BinaryPrimitives.WriteUInt32BigEndian(head.AsSpan(1), (4 * 1024 * 1024) - 1);
-        using var request = new HttpRequestMessage(HttpMethod.Post, Push)
-        {
-            Version = HttpVersion.Version20,
-            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
-            Content = new TricklingContent(head, stop),
-        };
-        request.Content.Headers.ContentType = new MediaTypeHeaderValue("application/grpc");
-        request.Headers.TE.ParseAdd("trailers");
-        request.Headers.Authorization = new AuthenticationHeaderValue("Bearer", token);
         return await SendAsync(grpc, request, stop);
     }
 
