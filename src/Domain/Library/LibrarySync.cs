@@ -39,7 +39,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         // that does not fit the byte budget, so what it delivers is a prefix of the merged order.
         var books = new List<LibraryBook>();
         var states = new List<ReadingState>();
-        long bytes = 0;
+        var fill = budget.Start();
         int b = 0, r = 0;
         var next = position;
         while (books.Count + states.Count < PageSize && (b < rows.Books.Count || r < rows.ReadingStates.Count))
@@ -47,13 +47,11 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
             if (b < rows.Books.Count && (r == rows.ReadingStates.Count || rows.Books[b].Seq <= rows.ReadingStates[r].Seq))
             {
                 var (seq, book) = rows.Books[b];
-                var itemBytes = SizeOf(book);
-                if (!budget.Admits(books.Count + states.Count, bytes, itemBytes))
+                if (!fill.TryTake(SizeOf(book)))
                 {
                     break;
                 }
 
-                bytes += itemBytes;
                 b++;
                 books.Add(book);
                 next = next with { EntitlementSeq = seq, EntitlementBook = book.Book.Value };
@@ -61,13 +59,11 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
             else
             {
                 var (seq, state) = rows.ReadingStates[r];
-                var itemBytes = SizeOf(state);
-                if (!budget.Admits(books.Count + states.Count, bytes, itemBytes))
+                if (!fill.TryTake(SizeOf(state)))
                 {
                     break;
                 }
 
-                bytes += itemBytes;
                 r++;
                 states.Add(state);
                 next = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };

@@ -46,19 +46,13 @@ public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors, Pag
 
         // One row more than the page tells whether another page follows, without a count.
         var rows = await store.ListHighlightsAsync(user, range, size + 1, cancellationToken) ?? throw UnknownUser(user);
-        var taken = 0;
-        long bytes = 0;
-        while (taken < rows.Count && taken < size)
+        var fill = budget.Start();
+        while (fill.Count < rows.Count && fill.Count < size && fill.TryTake(PageBudget.SizeOf(rows[fill.Count])))
         {
-            var itemBytes = PageBudget.SizeOf(rows[taken]);
-            if (!budget.Admits(taken, bytes, itemBytes))
-            {
-                break;
-            }
-
-            bytes += itemBytes;
-            taken++;
+            // Each highlight that fits the budget joins the page, in order.
         }
+
+        var taken = fill.Count;
 
         if (taken == rows.Count)
         {

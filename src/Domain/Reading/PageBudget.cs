@@ -28,8 +28,8 @@ public sealed record PageBudget(int MaxBytes)
 
     public static PageBudget Default { get; } = new(DefaultMaxBytes);
 
-    /// <summary>Whether an item of <paramref name="itemBytes"/> may join a page holding <paramref name="count"/> items of <paramref name="usedBytes"/>.</summary>
-    public bool Admits(int count, long usedBytes, int itemBytes) => count == 0 || usedBytes + itemBytes <= MaxBytes;
+    /// <summary>An empty page, to fill item by item in order (<see cref="PageFill.TryTake"/>).</summary>
+    public PageFill Start() => new(MaxBytes);
 
     public static int SizeOf(HighlightView highlight) =>
         ItemOverheadBytes + Utf8(highlight.Id) + Utf8(highlight.Text) + Utf8(highlight.Note) + Utf8(highlight.Location);
@@ -40,4 +40,26 @@ public sealed record PageBudget(int MaxBytes)
         + Utf8(change.Title) + Utf8(change.Author) + Utf8(change.ReadingState?.Position?.Location);
 
     public static int Utf8(string? text) => text is null ? 0 : Encoding.UTF8.GetByteCount(text);
+}
+
+/// <summary>What a page has taken of its <see cref="PageBudget"/> so far: a local, filled in the order items are delivered.</summary>
+public struct PageFill(int maxBytes)
+{
+    private long _bytes;
+
+    /// <summary>Items taken.</summary>
+    public int Count { get; private set; }
+
+    /// <summary>Takes an item of <paramref name="itemBytes"/> unless it would pass the budget; the first item is always taken.</summary>
+    public bool TryTake(int itemBytes)
+    {
+        if (Count > 0 && _bytes + itemBytes > maxBytes)
+        {
+            return false;
+        }
+
+        _bytes += itemBytes;
+        Count++;
+        return true;
+    }
 }

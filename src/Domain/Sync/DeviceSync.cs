@@ -123,7 +123,7 @@ public sealed class DeviceSync(
         // The store cut the highlights short of the budget too (see ISyncStore.ReadChangesAsync), never
         // below what this page can take: the highlights it left out lie past one this page cannot fit.
         var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count));
-        long bytes = 0;
+        var fill = budget.Start();
         int h = 0, e = 0, r = 0;
         var next = position;
         while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count))
@@ -152,8 +152,7 @@ public sealed class DeviceSync(
                 after = next with { HighlightSeq = seq, HighlightId = change.Id! };
             }
 
-            var changeBytes = PageBudget.SizeOf(change);
-            if (!budget.Admits(changes.Count, bytes, changeBytes))
+            if (!fill.TryTake(PageBudget.SizeOf(change)))
             {
                 break;
             }
@@ -165,7 +164,6 @@ public sealed class DeviceSync(
                 default: h++; break;
             }
 
-            bytes += changeBytes;
             changes.Add(change);
             next = after;
         }
