@@ -14,6 +14,9 @@ internal static class GrpcResponses
 {
     private const string ContentType = "application/grpc";
 
+    /// <summary>What Grpc.AspNetCore answers, with RESOURCE_EXHAUSTED, a message over its limit; the service's own checks say the same.</summary>
+    public const string MessageTooLarge = "Received message exceeds the maximum configured message size.";
+
     /// <summary>True for <c>application/grpc</c> and its <c>+suffix</c> and parameter forms, as the spec defines a gRPC request.</summary>
     public static bool IsGrpc(HttpRequest request) =>
         request.ContentType is { } contentType

@@ -22,7 +22,6 @@ internal sealed class HealthCallLimitsMiddleware(RequestDelegate next, IOptions<
 
     private const string ServicePath = "/grpc.health.v1.Health";
     private const string WatchPath = ServicePath + "/Watch";
-    private const string TooLarge = "Received message exceeds the maximum configured message size.";
 
     private readonly int _watchLimit = options.Value.HealthWatchLimit;
     private readonly int _watchSeconds = options.Value.HealthWatchMaxSeconds;
@@ -38,7 +37,7 @@ internal sealed class HealthCallLimitsMiddleware(RequestDelegate next, IOptions<
 
         if (!await ArrivedWithinLimitAsync(context.Request.BodyReader, context.RequestAborted))
         {
-            GrpcResponses.WriteTrailersOnly(context, StatusCode.ResourceExhausted, TooLarge);
+            GrpcResponses.WriteTrailersOnly(context, StatusCode.ResourceExhausted, GrpcResponses.MessageTooLarge);
             return;
         }
 

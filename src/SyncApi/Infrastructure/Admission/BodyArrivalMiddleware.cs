@@ -56,7 +56,7 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
         {
             case ArrivedBody.Outcome.TooLarge when grpc:
                 // What Grpc.AspNetCore answers a message over its limit.
-                GrpcResponses.WriteTrailersOnly(context, global::Grpc.Core.StatusCode.ResourceExhausted, "Received message exceeds the maximum configured message size.");
+                GrpcResponses.WriteTrailersOnly(context, global::Grpc.Core.StatusCode.ResourceExhausted, GrpcResponses.MessageTooLarge);
                 return;
             case ArrivedBody.Outcome.TooLarge:
                 throw new BadHttpRequestException("The request body is larger than this endpoint accepts.", StatusCodes.Status413PayloadTooLarge);
