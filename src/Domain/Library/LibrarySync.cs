@@ -32,7 +32,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         var user = caller.User;
         var position = Resolve(user, syncToken);
         var rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
-            ?? throw new ResourceNotFoundException($"User {user} does not exist.");
+            ?? throw ResourceNotFoundException.UnknownUser(user);
 
         // Merge the two keyset streams by sequence number, ownership first on a tie (the book before its
         // state); each kind's position moves past what this page takes. The page stops at the first item

@@ -15,7 +15,7 @@ public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors, Pag
     public async Task<UserView> GetUserAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        return await store.FindUserAsync(user, cancellationToken) ?? throw UnknownUser(user);
+        return await store.FindUserAsync(user, cancellationToken) ?? throw ResourceNotFoundException.UnknownUser(user);
     }
 
     /// <summary>A page of the user's highlights across all books.</summary>
@@ -45,7 +45,7 @@ public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors, Pag
         }
 
         // One row more than the page tells whether another page follows, without a count.
-        var rows = await store.ListHighlightsAsync(user, range, size + 1, cancellationToken) ?? throw UnknownUser(user);
+        var rows = await store.ListHighlightsAsync(user, range, size + 1, cancellationToken) ?? throw ResourceNotFoundException.UnknownUser(user);
         var fill = budget.Start();
         while (fill.Count < rows.Count && fill.Count < size && fill.TryTake(PageBudget.SizeOf(rows[fill.Count])))
         {
@@ -63,5 +63,4 @@ public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors, Pag
         return new HighlightPage(items, cursors.Issue(scope, items[^1].Id));
     }
 
-    private static ResourceNotFoundException UnknownUser(UserNo user) => new($"User {user} does not exist.");
 }

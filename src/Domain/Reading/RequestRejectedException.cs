@@ -13,7 +13,11 @@ public sealed class InvalidRequestException(string field, string message) : Requ
 }
 
 /// <summary>The named resource does not exist.</summary>
-public sealed class ResourceNotFoundException(string message) : RequestRejectedException(message);
+public sealed class ResourceNotFoundException(string message) : RequestRejectedException(message)
+{
+    /// <summary>The one answer for a user number no user has, whichever call named it.</summary>
+    public static ResourceNotFoundException UnknownUser(Ids.UserNo user) => new($"User {user} does not exist.");
+}
 
 /// <summary>The caller is authenticated but may not touch this resource.</summary>
 public sealed class AccessDeniedException(string message) : RequestRejectedException(message);

@@ -45,7 +45,7 @@ public sealed class ReadingStateSync(IReadingStateStore store, SyncSettings sett
         switch (access)
         {
             case BookAccess.UnknownUser:
-                throw new ResourceNotFoundException($"User {user} does not exist.");
+                throw ResourceNotFoundException.UnknownUser(user);
             case BookAccess.NotOwned:
                 throw new ResourceNotFoundException(
                     $"User {user} does not own book {book}: a reading state is kept only for a book in the user's library.");

@@ -58,7 +58,7 @@ public sealed class DeviceSync(
         {
             if (changes.Count == 0 && !await store.ApplyAsync(user, [], (_, _) => [], cancellationToken).ConfigureAwait(false))
             {
-                throw UnknownUser(user);
+                throw ResourceNotFoundException.UnknownUser(user);
             }
 
             return results;
@@ -95,7 +95,7 @@ public sealed class DeviceSync(
             EnsureWithinQuota(holdings, HighlightHoldings.Change(stored, writes));
             return writes;
         }, cancellationToken).ConfigureAwait(false);
-        return found ? results : throw UnknownUser(user);
+        return found ? results : throw ResourceNotFoundException.UnknownUser(user);
     }
 
     public async Task<SyncChangePage> PullAsync(
@@ -110,7 +110,7 @@ public sealed class DeviceSync(
 
         var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
         var rows = await store.ReadChangesAsync(user, position, size + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
-            ?? throw UnknownUser(user);
+            ?? throw ResourceNotFoundException.UnknownUser(user);
         if (!position.IsStart && position.HighlightSeq < rows.PurgedHighlightSeq)
         {
             throw new SyncTokenExpiredException();
@@ -218,7 +218,7 @@ public sealed class DeviceSync(
         var after = string.IsNullOrEmpty(cursor) ? null : deviceCursors.Resolve(user, cursor);
 
         // One row more than the page tells whether another page follows, without a count.
-        var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false) ?? throw UnknownUser(user);
+        var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false) ?? throw ResourceNotFoundException.UnknownUser(user);
         if (rows.Count <= size)
         {
             return new DeviceList(rows, null);
@@ -245,7 +245,7 @@ public sealed class DeviceSync(
         switch (revocation.Outcome)
         {
             case RevocationOutcome.UnknownUser:
-                throw UnknownUser(user);
+                throw ResourceNotFoundException.UnknownUser(user);
             case RevocationOutcome.UnknownDevice:
                 throw new ResourceNotFoundException($"User {user} has no device with this id: a device becomes known with its first pull.");
             case RevocationOutcome.TooManyRevoked:
@@ -268,5 +268,4 @@ public sealed class DeviceSync(
     /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>
     private DeviceBounds Bounds() => new(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
 
-    private static ResourceNotFoundException UnknownUser(UserNo user) => new($"User {user} does not exist.");
 }

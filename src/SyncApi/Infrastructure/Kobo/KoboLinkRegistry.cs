@@ -38,7 +38,7 @@ internal sealed class KoboLinkRegistry(
         {
             KoboLinkOutcome.Created => secret,
             KoboLinkOutcome.DeviceRevoked => null,
-            _ => throw new ResourceNotFoundException($"User {user} does not exist."),
+            _ => throw ResourceNotFoundException.UnknownUser(user),
         };
     }
 
@@ -46,7 +46,7 @@ internal sealed class KoboLinkRegistry(
     public async Task<IReadOnlyList<KoboLinkView>> ListAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        return await store.ListAsync(user, cancellationToken) ?? throw new ResourceNotFoundException($"User {user} does not exist.");
+        return await store.ListAsync(user, cancellationToken) ?? throw ResourceNotFoundException.UnknownUser(user);
     }
 
     /// <summary>Revokes the user's link <paramref name="linkId"/>; revoking a revoked link changes nothing.</summary>
