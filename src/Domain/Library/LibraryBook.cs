@@ -5,10 +5,19 @@ namespace Kobo.Sync.Domain.Library;
 
 /// <summary>
 /// A book in a user's library as a reading device lists it: the catalogue's title, author and
-/// language, when the user got it, when their ownership last changed, and whether it was removed.
+/// language, when the user got it, when their ownership last changed, whether it was removed, and the
+/// user's reading state of it (null when no device has written one: a book never opened). A device
+/// learns a book and where the reader is in it from the same item, so both are read together.
 /// </summary>
 public sealed record LibraryBook(
-    BookNo Book, string Title, string? Author, string? Language, bool Removed, DateTimeOffset AcquiredAt, DateTimeOffset ModifiedAt);
+    BookNo Book, string Title, string? Author, string? Language, bool Removed, DateTimeOffset AcquiredAt, DateTimeOffset ModifiedAt,
+    ReadingState? ReadingState = null);
+
+/// <summary>
+/// A changed reading state of a book in the user's library, with when the user got the book: a
+/// device's reading state is dated from the book's arrival in the library (its <c>Created</c>).
+/// </summary>
+public sealed record LibraryReadingState(ReadingState State, DateTimeOffset AcquiredAt);
 
 /// <summary>
 /// Changes of a user's library after a position, each with its sequence number: ownership changes and
@@ -16,4 +25,4 @@ public sealed record LibraryBook(
 /// them: every change numbered up to it was committed and visible to the read.
 /// </summary>
 public sealed record LibraryChanges(
-    IReadOnlyList<(long Seq, LibraryBook Book)> Books, IReadOnlyList<(long Seq, ReadingState State)> ReadingStates, long CommittedSeq);
+    IReadOnlyList<(long Seq, LibraryBook Book)> Books, IReadOnlyList<(long Seq, LibraryReadingState State)> ReadingStates, long CommittedSeq);

@@ -38,7 +38,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         // state); each kind's position moves past what this page takes. The page stops at the first item
         // that does not fit the byte budget, so what it delivers is a prefix of the merged order.
         var books = new List<LibraryBook>();
-        var states = new List<ReadingState>();
+        var states = new List<LibraryReadingState>();
         var fill = budget.Start();
         int b = 0, r = 0;
         var next = position;
@@ -66,7 +66,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
 
                 r++;
                 states.Add(state);
-                next = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
+                next = next with { ReadingSeq = seq, ReadingBook = state.State.Book.Value };
             }
         }
 
@@ -93,10 +93,12 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         };
     }
 
+    // A book carries its reading state (the location is the only part of unbounded size).
     private static int SizeOf(LibraryBook book) =>
-        BookOverheadBytes + PageBudget.Utf8(book.Title) + (2 * PageBudget.Utf8(book.Author)) + PageBudget.Utf8(book.Language);
+        BookOverheadBytes + ReadingStateOverheadBytes + PageBudget.Utf8(book.Title) + (2 * PageBudget.Utf8(book.Author))
+        + PageBudget.Utf8(book.Language) + PageBudget.Utf8(book.ReadingState?.Position?.Location);
 
-    private static int SizeOf(ReadingState state) => ReadingStateOverheadBytes + PageBudget.Utf8(state.Position?.Location);
+    private static int SizeOf(LibraryReadingState state) => ReadingStateOverheadBytes + PageBudget.Utf8(state.State.Position?.Location);
 
     /// <summary>The position a device's token names; the start (a full sync) for anything not a valid token of this user.</summary>
     public SyncPosition Resolve(UserNo user, string? syncToken)
@@ -119,7 +121,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
 
 /// <summary>A page of library and reading state changes, the token for the next pull, whether more remain, and whether it began a full sync.</summary>
 public sealed record LibraryPage(
-    IReadOnlyList<LibraryBook> Books, IReadOnlyList<ReadingState> ReadingStates, string SyncToken, bool HasMore, bool FullSync)
+    IReadOnlyList<LibraryBook> Books, IReadOnlyList<LibraryReadingState> ReadingStates, string SyncToken, bool HasMore, bool FullSync)
 {
     /// <summary>Which page of its sync this is (1 for the first); for telemetry.</summary>
     public int PageOfSync { get; init; } = 1;

@@ -15,7 +15,12 @@ internal static class KoboEntitlements
     /// <summary>The category and genre calibre-web gives every book.</summary>
     private const string DefaultCategory = "00000000-0000-0000-0000-000000000001";
 
-    /// <summary>One sync item: <c>NewEntitlement</c> for a book the user owns, <c>ChangedEntitlement</c> (removed) for one they no longer do.</summary>
+    /// <summary>
+    /// One sync item: <c>NewEntitlement</c> for a book the user owns, <c>ChangedEntitlement</c> (removed) for
+    /// one they no longer do, each with the book's <c>ReadingState</c> beside its entitlement and metadata
+    /// (calibre-web and Komga put it there): the stored state, or a never-opened book's. A device learns a
+    /// finished book as finished from the item that brings it, on the same page.
+    /// </summary>
     public static void WriteSyncItem(Utf8JsonWriter json, LibraryBook book, string now, Uri? contentBase)
     {
         json.WriteStartObject();
@@ -24,6 +29,8 @@ internal static class KoboEntitlements
         WriteEntitlement(json, book, now);
         json.WritePropertyName("BookMetadata");
         WriteMetadata(json, book, contentBase);
+        json.WritePropertyName("ReadingState");
+        KoboReadingStates.Write(json, book.Book, book.ReadingState, book.AcquiredAt);
         json.WriteEndObject();
         json.WriteEndObject();
     }

@@ -54,12 +54,12 @@ internal static class KoboLibraryApi
                 KoboEntitlements.WriteSyncItem(json, book, now, contentBase);
             }
 
-            foreach (var state in page.ReadingStates)
+            foreach (var changed in page.ReadingStates)
             {
                 json.WriteStartObject();
                 json.WriteStartObject("ChangedReadingState");
                 json.WritePropertyName("ReadingState");
-                KoboReadingStates.Write(json, state, clock.GetUtcNow());
+                KoboReadingStates.Write(json, changed.State.Book, changed.State, changed.AcquiredAt);
                 json.WriteEndObject();
                 json.WriteEndObject();
             }

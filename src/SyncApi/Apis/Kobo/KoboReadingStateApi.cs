@@ -1,17 +1,20 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.SyncApi.Apis.Kobo;
 
 /// <summary>
 /// <c>GET</c>/<c>PUT v1/library/{uuid}/state</c>: the native reading state (<see cref="ReadingStateSync"/>),
-/// shared with REST and gRPC, in the Kobo shape (<see cref="KoboReadingStates"/>). A put goes through the
-/// same conflict rule: a stale device's position never overwrites a newer one. A UUID that is not one of
-/// this service's books is answered as calibre-web answers an unknown book without its store proxy (an
-/// empty object); a book the user does not own is refused (404).
+/// shared with REST and gRPC, in the Kobo shape (<see cref="KoboReadingStates"/>). A put is checked by the
+/// native rules before anything is stored, a refusal naming the Kobo field, and goes through the same
+/// conflict rule: a stale device's position never overwrites a newer one. A UUID that is not one of this
+/// service's books is answered as calibre-web answers an unknown book without its store proxy (an empty
+/// object); a book the user does not own is refused (404).
 /// </summary>
 internal static class KoboReadingStateApi
 {
@@ -22,47 +25,43 @@ internal static class KoboReadingStateApi
         return kobo;
     }
 
-    private static async Task<IResult> Get(
-        string uuid, HttpContext context, ReadingStateSync states, TimeProvider clock, CancellationToken cancellationToken)
+    private static async Task<IResult> Get(string uuid, HttpContext context, ILibraryStore store, CancellationToken cancellationToken)
     {
-        if (!BookUuid.TryParse(uuid, out var book))
+        if (!BookUuid.TryParse(uuid, out var bookNo))
         {
             return KoboJson.Empty();
         }
 
-        var caller = context.Caller();
-        var state = await states.GetAsync(caller, caller.User, book, cancellationToken);
-        var body = KoboJson.Array(1024, json => KoboReadingStates.Write(json, state, clock.GetUtcNow()));
+        // The book and its state in one read: the state is dated from the book's arrival (Created).
+        var book = await KoboLibraryApi.OwnedAsync(context.Caller(), bookNo, store, cancellationToken);
+        var body = KoboJson.Array(1024, json => KoboReadingStates.Write(json, book.Book, book.ReadingState, book.AcquiredAt));
         return TypedResults.Bytes(body, KoboJson.ContentType);
     }
 
     private static async Task<IResult> Put(
-        string uuid, HttpContext context, ReadingStateSync states, TimeProvider clock, CancellationToken cancellationToken)
+        string uuid, HttpContext context, ReadingStateSync states, SyncSettings settings, TimeProvider clock, CancellationToken cancellationToken)
     {
         if (!BookUuid.TryParse(uuid, out var book))
         {
             return KoboJson.Empty();
         }
 
-        PushedReadingState? put;
+        var now = clock.GetUtcNow();
+        PushedReadingState put;
         try
         {
             // Through the body's reader, where the body arrival wait left what it examined.
             using var body = await JsonDocument.ParseAsync(context.Request.BodyReader.AsStream(), cancellationToken: cancellationToken);
-            put = KoboReadingStates.Read(body.RootElement, clock.GetUtcNow());
+            put = KoboReadingStates.Read(body.RootElement, now);
         }
         catch (JsonException error)
         {
             throw new InvalidRequestException("body", $"The body is not JSON: {error.Message}");
         }
 
-        if (put is null)
-        {
-            throw new InvalidRequestException("ReadingStates", "The body must carry ReadingStates, an array whose first item is the book's reading state.");
-        }
-
+        KoboReadingStates.Check(put, now, settings.MaxClockSkew);
         var caller = context.Caller();
-        await states.PutAsync(caller, caller.User, book, put, cancellationToken);
+        var result = await states.PutAsync(caller, caller.User, book, put, cancellationToken);
         var update = new JsonObject { ["EntitlementId"] = BookUuid.Format(book) };
         if (put.Position is not null)
         {
@@ -77,6 +76,15 @@ internal static class KoboReadingStateApi
         if (put.Status is not null)
         {
             update["StatusInfoResult"] = new JsonObject { ["Result"] = "Success" };
+        }
+
+        // The state's times after the put, the ones the next GET and sync answer (calibre-web #3601), so
+        // the device is never handed a time it has not seen: a device's own write answers its own time.
+        if (result.State.ModifiedAt is { } modified)
+        {
+            var at = KoboJson.Timestamp(modified);
+            update["LastModified"] = at;
+            update["PriorityTimestamp"] = at;
         }
 
         return KoboJson.Of(new JsonObject { ["RequestResult"] = "Success", ["UpdateResults"] = new JsonArray(update) });

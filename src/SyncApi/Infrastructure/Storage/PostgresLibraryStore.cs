@@ -11,7 +11,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// Library sync's reads on PostgreSQL (<see cref="LibraryQueries"/>), each in its storage pipeline, on
 /// the primary: a device archiving a book reads its library right after. A page of changes is one batch:
-/// the user's committed change sequence, then the keyset ranges of ownership and of reading states.
+/// the user's committed change sequence, then the keyset ranges of ownership (each book with its reading
+/// state) and of reading states (each with when the user got the book).
 /// </summary>
 public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePipelines pipelines) : ILibraryStore
 {
@@ -44,7 +45,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(ReadingStateQueries.Changes)
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(LibraryQueries.ReadingStateChanges)
         {
             Parameters =
             {
@@ -69,11 +70,16 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
         }
 
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var states = new List<(long, ReadingState)>();
+        var states = new List<(long, LibraryReadingState)>();
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
             var book = new BookNo(reader.GetInt64(1));
-            states.Add((reader.GetInt64(0), PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book)));
+            var state = PostgresReadingStateStore.ReadState(reader, 3, book) ?? ReadingState.Empty(book);
+
+            // A state outlives nothing it belongs to in practice; should its book row be gone, the state
+            // is dated from its own first write rather than not sent.
+            var acquired = reader.IsDBNull(2) ? state.ModifiedAt ?? DateTimeOffset.UnixEpoch : reader.GetFieldValue<DateTimeOffset>(2);
+            states.Add((reader.GetInt64(0), new LibraryReadingState(state, acquired)));
         }
 
         return new LibraryChanges(books, states, committed);
@@ -88,12 +94,17 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
         return await reader.ReadAsync(cancellationToken).ConfigureAwait(false) ? Read(reader, 0) : null;
     }
 
-    private static LibraryBook Read(NpgsqlDataReader reader, int first) => new(
-        new BookNo(reader.GetInt64(first)),
-        reader.GetString(first + 1),
-        reader.IsDBNull(first + 2) ? null : reader.GetString(first + 2),
-        reader.IsDBNull(first + 3) ? null : reader.GetString(first + 3),
-        reader.GetBoolean(first + 4),
-        reader.GetFieldValue<DateTimeOffset>(first + 5),
-        reader.GetFieldValue<DateTimeOffset>(first + 6));
+    private static LibraryBook Read(NpgsqlDataReader reader, int first)
+    {
+        var book = new BookNo(reader.GetInt64(first));
+        return new LibraryBook(
+            book,
+            reader.GetString(first + 1),
+            reader.IsDBNull(first + 2) ? null : reader.GetString(first + 2),
+            reader.IsDBNull(first + 3) ? null : reader.GetString(first + 3),
+            reader.GetBoolean(first + 4),
+            reader.GetFieldValue<DateTimeOffset>(first + 5),
+            reader.GetFieldValue<DateTimeOffset>(first + 6),
+            PostgresReadingStateStore.ReadState(reader, first + 7, book));
+    }
 }

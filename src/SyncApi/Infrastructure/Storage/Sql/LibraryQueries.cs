@@ -1,29 +1,53 @@
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
-/// <summary>The reads of library sync: a user's ownership changes, without the highlights the device pull also reads.</summary>
+/// <summary>
+/// The reads of library sync: a user's ownership changes, each book with its reading state, and the
+/// reading state changes, without the highlights the device pull also reads.
+/// </summary>
 internal static class LibraryQueries
 {
     /// <summary>
     /// $1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. A keyset range of the
-    /// (user_no, seq, book_no) index, each row joined to its book by key. Columns: seq, book_no, title,
-    /// author, language, removed, acquired_at, modified_at.
+    /// (user_no, seq, book_no) index, each row joined to its book and to the user's reading state of it
+    /// by key (a device lists the book and where the reader is from one item). Columns: seq, book_no,
+    /// title, author, language, removed, acquired_at, modified_at, then <see cref="ReadingStateQueries.StateColumns"/>
+    /// (all null for a book never opened).
     /// </summary>
     public const string Changes = """
         SELECT ub.seq, ub.book_no, coalesce(b.title, ''), b.author, b.language, ub.removed_at IS NOT NULL,
-               ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at)
+               ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at),
+               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at
         FROM users_books ub
         LEFT JOIN books b ON b.book_no = ub.book_no
+        LEFT JOIN reading_states rs ON rs.user_no = ub.user_no AND rs.book_no = ub.book_no
         WHERE ub.user_no = $1 AND (ub.seq, ub.book_no) > ($2, $3)
         ORDER BY ub.seq, ub.book_no
+        LIMIT $4
+        """;
+
+    /// <summary>
+    /// $1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit: the reading state changes as
+    /// <see cref="ReadingStateQueries.Changes"/> reads them, each with when the user got the book (null
+    /// if the book left users_books). Columns: seq, book_no, acquired_at, then <see cref="ReadingStateQueries.StateColumns"/>.
+    /// </summary>
+    public const string ReadingStateChanges = """
+        SELECT rs.seq, rs.book_no, ub.acquired_at,
+               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at
+        FROM reading_states rs
+        LEFT JOIN users_books ub ON ub.user_no = rs.user_no AND ub.book_no = rs.book_no
+        WHERE rs.user_no = $1 AND (rs.seq, rs.book_no) > ($2, $3)
+        ORDER BY rs.seq, rs.book_no
         LIMIT $4
         """;
 
     /// <summary>$1 user_no, $2 book_no. Columns as <see cref="Changes"/> without seq; no row when the user never had the book.</summary>
     public const string Book = """
         SELECT ub.book_no, coalesce(b.title, ''), b.author, b.language, ub.removed_at IS NOT NULL,
-               ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at)
+               ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at),
+               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at
         FROM users_books ub
         LEFT JOIN books b ON b.book_no = ub.book_no
+        LEFT JOIN reading_states rs ON rs.user_no = ub.user_no AND rs.book_no = ub.book_no
         WHERE ub.user_no = $1 AND ub.book_no = $2
         """;
 }
