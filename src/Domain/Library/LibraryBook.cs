@@ -8,7 +8,11 @@ namespace Kobo.Sync.Domain.Library;
 /// language, when the user got it, when their ownership last changed, and whether it was removed.
 /// </summary>
 public sealed record LibraryBook(
-    BookNo Book, string Title, string? Author, string? Language, bool Removed, DateTimeOffset AcquiredAt, DateTimeOffset ModifiedAt);
+    BookNo Book, string Title, string? Author, string? Language, bool Removed, DateTimeOffset AcquiredAt, DateTimeOffset ModifiedAt)
+{
+    /// <summary>The file a device downloads (KEPUB when the book has one); null when the catalogue states none.</summary>
+    public BookFile? File { get; init; }
+}
 
 /// <summary>
 /// Changes of a user's library after a position, each with its sequence number: ownership changes and

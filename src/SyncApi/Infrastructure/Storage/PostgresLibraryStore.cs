@@ -95,5 +95,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
         reader.IsDBNull(first + 3) ? null : reader.GetString(first + 3),
         reader.GetBoolean(first + 4),
         reader.GetFieldValue<DateTimeOffset>(first + 5),
-        reader.GetFieldValue<DateTimeOffset>(first + 6));
+        reader.GetFieldValue<DateTimeOffset>(first + 6))
+    {
+        File = reader.IsDBNull(first + 7) ? null : new BookFile(reader.GetString(first + 7), reader.GetInt64(first + 8)),
+    };
 }
