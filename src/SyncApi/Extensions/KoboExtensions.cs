@@ -42,6 +42,7 @@ public static class KoboExtensions
             .MapKoboDevice()
             .MapKoboLibrary()
             .MapKoboReadingState()
+            .MapKoboContent()
             .MapKoboStore()
             .MapKoboAnnotations();
         return app;

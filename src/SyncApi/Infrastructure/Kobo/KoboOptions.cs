@@ -13,9 +13,11 @@ public sealed class KoboOptions
     public string PublicBaseUrl { get; set; } = string.Empty;
 
     /// <summary>
-    /// The origin that serves book files: an entitlement's download URL is
-    /// <c>{ContentBaseUrl}/ebooks/{bookNo}.epub</c>. Empty: entitlements carry no download URL (this
-    /// service stores no book files), and the device lists the book without being able to download it.
+    /// The origin that serves book files and covers (<see cref="KoboContentOrigin"/>): a book's download
+    /// URL is <c>{ContentBaseUrl}/ebooks/{bookNo}.kepub.epub</c> or <c>.../ebooks/{bookNo}.epub</c>, as the
+    /// catalogue's <c>book_files</c> states, and a device's cover request is redirected to
+    /// <c>{ContentBaseUrl}/covers/{bookNo}.jpg</c>. Empty: entitlements carry no download URL and covers
+    /// are not found; this service stores no book files.
     /// </summary>
     public string ContentBaseUrl { get; set; } = string.Empty;
 
