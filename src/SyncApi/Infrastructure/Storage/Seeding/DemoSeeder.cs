@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using Kobo.Sync.Domain.Library;
+using Kobo.Sync.SyncApi.Infrastructure.Kobo.DemoContent;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;
@@ -10,7 +12,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
 public sealed record DemoSeedResult(bool Seeded, int Users, int Books, int Ownerships, int Highlights, TimeSpan Elapsed);
 
 /// <summary>
-/// Loads <see cref="DemoData"/> into an empty store with binary COPY. Everything happens in one
+/// Loads <see cref="DemoData"/> into an empty store with binary COPY, with each demo book's file as the
+/// demo content origin serves it (<c>book_files</c>). Everything happens in one
 /// transaction holding an advisory lock, so a crash never leaves half a seed and two instances
 /// starting together seed once.
 /// </summary>
@@ -43,11 +46,12 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
         var rows = DemoRows.Generate();
         await CopyUsersAsync(connection, rows.Users, cancellationToken).ConfigureAwait(false);
         await CopyBooksAsync(connection, rows.Books, cancellationToken).ConfigureAwait(false);
+        await CopyBookFilesAsync(connection, rows.Books, cancellationToken).ConfigureAwait(false);
         await CopyOwnershipsAsync(connection, rows.Ownerships, cancellationToken).ConfigureAwait(false);
         await CopyHighlightsAsync(connection, rows.Highlights, cancellationToken).ConfigureAwait(false);
         await HoldingsRecount.RunAsync(connection, transaction, cancellationToken).ConfigureAwait(false);
 
-        await using (var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection, transaction))
+        await using (var analyze = new NpgsqlCommand("ANALYZE users, books, book_files, users_books, highlights", connection, transaction))
         {
             await analyze.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
         }
@@ -89,6 +93,25 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
             await writer.WriteAsync(book.Title, NpgsqlDbType.Text, cancellationToken).ConfigureAwait(false);
             await writer.WriteAsync(book.Author, NpgsqlDbType.Text, cancellationToken).ConfigureAwait(false);
             await writer.WriteAsync(book.Language, NpgsqlDbType.Text, cancellationToken).ConfigureAwait(false);
+        }
+
+        await writer.CompleteAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Each demo book's file as the demo content origin serves it (<see cref="DemoContentFiles"/>): an EPUB3
+    /// whose size is that of the EPUB made for it, so the size a device is told is the size it downloads.
+    /// </summary>
+    private static async Task CopyBookFilesAsync(NpgsqlConnection connection, List<DemoBook> books, CancellationToken cancellationToken)
+    {
+        await using var writer = await connection.BeginBinaryImportAsync(
+            "COPY book_files (book_no, format, size) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
+        foreach (var book in books)
+        {
+            await writer.StartRowAsync(cancellationToken).ConfigureAwait(false);
+            await writer.WriteAsync(book.BookNo, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+            await writer.WriteAsync(BookFile.Epub3, NpgsqlDbType.Text, cancellationToken).ConfigureAwait(false);
+            await writer.WriteAsync((long)DemoContentFiles.EpubOf(book).Length, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
         }
 
         await writer.CompleteAsync(cancellationToken).ConfigureAwait(false);
