@@ -76,6 +76,23 @@ public sealed class KoboDemoContentTests(DemoContentService demo) : IClassFixtur
         }
     }
 
+    [Fact]
+    public async Task ADemoStoreSeededBeforeBookFilesWereKeptGetsThemAtTheNextStartAndAnEditedCatalogueDoesNot()
+    {
+        await ExecuteAsync("DELETE FROM book_files");
+        await ExecuteAsync("UPDATE books SET title = title || ' (edited)' WHERE book_no = 7");
+        await new DemoSeeder(demo.DataSource).SeedAsync(TestTimeout.Token);
+        var afterEdit = await ExecuteAsync("SELECT count(*) FROM book_files");
+        await ExecuteAsync("UPDATE books SET title = left(title, -9) WHERE book_no = 7");
+
+        var result = await new DemoSeeder(demo.DataSource).SeedAsync(TestTimeout.Token);
+
+        Assert.Equal(0L, afterEdit);
+        Assert.False(result.Seeded);
+        Assert.Equal((long)DemoData.BookCount, await ExecuteAsync("SELECT count(*) FROM book_files"));
+        Assert.Equal(Books[6].Title, await ExecuteAsync("SELECT title FROM books WHERE book_no = 7"));
+    }
+
     [Theory]
     [InlineData(null, null, null, true)] // dotnet run: the embedded server, seeded
     [InlineData("Host=db.internal;Database=kobo_sync", null, null, false)] // production
@@ -185,6 +202,12 @@ public sealed class KoboDemoContentTests(DemoContentService demo) : IClassFixtur
         Assert.Equal(HttpStatusCode.OK, served.StatusCode);
         Assert.Equal(HttpStatusCode.NotFound, absent.StatusCode);
         Assert.Equal(HttpStatusCode.NotFound, noCover.StatusCode);
+    }
+
+    private async Task<object?> ExecuteAsync(string sql)
+    {
+        await using var command = demo.DataSource.CreateCommand(sql);
+        return await command.ExecuteScalarAsync(TestTimeout.Token);
     }
 
     private static string Text(ZipArchive zip, string name)

@@ -39,6 +39,7 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
         {
             if ((bool)(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false))!)
             {
+                await StateFilesOfAnEarlierSeedAsync(connection, transaction, cancellationToken).ConfigureAwait(false);
                 return new DemoSeedResult(false, 0, 0, 0, 0, stopwatch.Elapsed);
             }
         }
@@ -96,6 +97,51 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
         }
 
         await writer.CompleteAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// A store seeded before the catalogue stated book files (an embedded data directory kept between
+    /// runs) gets the demo books' files, so its e-readers can download them too: only when no book file is
+    /// stated yet and every demo book is in the catalogue as the demo seed wrote it.
+    /// </summary>
+    private async Task StateFilesOfAnEarlierSeedAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, CancellationToken cancellationToken)
+    {
+        await using (var command = new NpgsqlCommand("SELECT EXISTS (SELECT 1 FROM book_files)", connection, transaction))
+        {
+            if ((bool)(await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false))!)
+            {
+                return;
+            }
+        }
+
+        var books = DemoRows.GenerateBooks();
+        var found = 0;
+        await using (var command = new NpgsqlCommand(
+            "SELECT book_no, title, author, language FROM books WHERE book_no BETWEEN 1 AND $1 ORDER BY book_no", connection, transaction))
+        {
+            command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = books.Count });
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                var demo = books[(int)reader.GetInt64(0) - 1];
+                if (reader.GetString(1) != demo.Title || reader.IsDBNull(2) || reader.GetString(2) != demo.Author
+                    || reader.IsDBNull(3) || reader.GetString(3) != demo.Language)
+                {
+                    return;
+                }
+
+                found++;
+            }
+        }
+
+        if (found != books.Count)
+        {
+            return;
+        }
+
+        await CopyBookFilesAsync(connection, books, cancellationToken).ConfigureAwait(false);
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        _logger.LogInformation("Stated the files of {Books} demo books in a store seeded before book files were kept", books.Count);
     }
 
     /// <summary>
