@@ -169,6 +169,7 @@ public sealed class KoboDemoContentTests(DemoContentService demo) : IClassFixtur
     [InlineData("/demo-content/ebooks/abc.epub")]
     [InlineData("/demo-content/ebooks/-1.epub")]
     [InlineData("/demo-content/ebooks/99999999999999999999.epub")]
+    [InlineData("/demo-content/ebooks/01.epub")]
     [InlineData("/demo-content/ebooks/1.pdf")]
     [InlineData("/demo-content/covers/2001.jpg")]
     [InlineData("/demo-content/covers/1.png")]

@@ -19,7 +19,7 @@ internal static class DemoContentFiles
     /// <summary>The fixed cover every demo book shows (a small greyscale JPEG).</summary>
     public static byte[] Cover => CoverBytes.Value;
 
-    /// <summary>The EPUB of the demo book named by <paramref name="number"/> (digits only); null for anything else.</summary>
+    /// <summary>The EPUB of the demo book named by <paramref name="number"/> (its number in digits); null for anything else.</summary>
     public static byte[]? Epub(string number) =>
         Find(number) is { } book ? EpubOf(book) : null;
 
@@ -29,8 +29,10 @@ internal static class DemoContentFiles
     /// <summary>The EPUB of a demo book; its length is the size the demo seeder states for it.</summary>
     public static byte[] EpubOf(DemoBook book) => DemoEpub.Build(book.BookNo, book.Title, book.Author, book.Language);
 
+    /// <summary>One spelling per book: digits without a leading zero, as the download URLs write them.</summary>
     private static DemoBook? Find(string number) =>
         number.Length is > 0 and <= 9
+        && number[0] != '0'
         && int.TryParse(number, NumberStyles.None, CultureInfo.InvariantCulture, out var n)
         && n >= 1 && n <= Books.Value.Length
             ? Books.Value[n - 1]
