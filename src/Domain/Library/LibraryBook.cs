@@ -11,7 +11,11 @@ namespace Kobo.Sync.Domain.Library;
 /// </summary>
 public sealed record LibraryBook(
     BookNo Book, string Title, string? Author, string? Language, bool Removed, DateTimeOffset AcquiredAt, DateTimeOffset ModifiedAt,
-    ReadingState? ReadingState = null);
+    ReadingState? ReadingState = null)
+{
+    /// <summary>The file a device downloads (KEPUB when the book has one); null when the catalogue states none.</summary>
+    public BookFile? File { get; init; }
+}
 
 /// <summary>
 /// A changed reading state of a book in the user's library, with when the user got the book: a

@@ -18,6 +18,9 @@ public static class KoboExtensions
         builder.Services.AddSingleton<IValidateOptions<KoboOptions>, KoboOptionsValidator>();
         builder.Services.AddOptions<KoboOptions>()
             .Bind(builder.Configuration.GetSection(KoboOptions.SectionName))
+            // The demo content origin, when not set: on for the demo run only (the embedded server, seeded).
+            .PostConfigure<IOptions<StorageOptions>, IOptions<DemoOptions>>((kobo, storage, demo) =>
+                kobo.DemoContent ??= storage.Value.UsesEmbeddedServer && demo.Value.Seed)
             .ValidateOnStart();
         builder.Services.AddSingleton<KoboLinkStore>();
         builder.Services.TryAddSingleton<KoboLinkCache>();
@@ -42,8 +45,14 @@ public static class KoboExtensions
             .MapKoboDevice()
             .MapKoboLibrary()
             .MapKoboReadingState()
+            .MapKoboContent()
             .MapKoboStore()
             .MapKoboAnnotations();
+        if (app.Services.GetRequiredService<IOptions<KoboOptions>>().Value.DemoContent == true)
+        {
+            app.MapKoboDemoContent();
+        }
+
         return app;
     }
 }

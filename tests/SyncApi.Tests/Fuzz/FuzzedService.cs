@@ -37,13 +37,19 @@ public sealed class FuzzedService : PostgresDatabase
             INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n;
             INSERT INTO users_books (user_no, book_no, acquired_at, seq, modified_at) SELECT u, b, now(), b, now() FROM generate_series(1, 2) u, generate_series(1, 5) b;
             UPDATE users SET change_seq = 5 WHERE user_no IN (1, 2);
+            INSERT INTO book_files (book_no, format, size) VALUES (1, 'KEPUB', 1000), (1, 'EPUB3', 2000), (2, 'EPUB3', 3000);
             """))
         {
             await command.ExecuteNonQueryAsync(TestTimeout.Token);
         }
 
         // Request lines are not kept (thousands of them would weigh on the memory check); errors are.
-        _host = new SyncGrpcTestHost(ConnectionString, settings: new Dictionary<string, string?> { ["Serilog:MinimumLevel:Default"] = "Warning" });
+        _host = new SyncGrpcTestHost(ConnectionString, settings: new Dictionary<string, string?>
+        {
+            ["Serilog:MinimumLevel:Default"] = "Warning",
+            // Download URLs and cover redirects name it; nothing follows them.
+            ["Kobo:ContentBaseUrl"] = "http://127.0.0.1:9/content",
+        });
         World = await FuzzWorld.CreateAsync(Host);
     }
 

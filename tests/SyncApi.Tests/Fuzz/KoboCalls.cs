@@ -13,8 +13,8 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// mostly (so inputs reach the handlers), then mutated, made-up and odd secrets that must be refused;
 /// initialization, device auth with generated bodies, library sync with real, mutated, foreign and odd
 /// <c>x-kobo-synctoken</c> values, book metadata, archiving and reading states (generated bodies) with
-/// real, foreign and odd UUIDs, and
-/// store or unknown paths with the device's methods and others (TRACE, OPTIONS, HEAD, PROPFIND, made-up ones).
+/// real, foreign and odd UUIDs, covers (real, foreign and odd image ids, sizes and flags) and the content
+/// access call, and store or unknown paths with the device's methods and others (TRACE, OPTIONS, HEAD, PROPFIND, made-up ones).
 /// </summary>
 internal static class KoboCalls
 {
@@ -58,7 +58,23 @@ internal static class KoboCalls
                     + $"\"Statistics\":{{\"SpentReadingMinutes\":{m},\"LastModified\":\"{t}\"}},\"StatusInfo\":{{\"Status\":\"{s}\",\"LastModified\":\"{t}\"}}}}]}}"))),
             (2, PushBodies.Any.Select(b => (byte[]?)b)),
             (1, OddText.Any.Select(t => (byte[]?)Encoding.UTF8.GetBytes(OddText.Json(t)))));
+        var coverNumber = Gen.Frequency(
+            (6, Gen.Int[0, 2000].Select(n => n.ToString(System.Globalization.CultureInfo.InvariantCulture))),
+            (2, Gen.OneOf("-1", "1.5", "5e2", "99999999999", "0x10", " 1", "abc")),
+            (1, OddText.Any.Select(OddText.Percent)));
+        var greyscale = Gen.Frequency(
+            (6, Gen.OneOf("false", "true", "False", "TRUE")),
+            (1, OddText.Any.Select(OddText.Percent)));
+        var displayProfile = Gen.Frequency(
+            (4, Gen.OneOf("Android", "Desktop", "")),
+            (1, OddText.Any.Select(OddText.Percent)));
         return Gen.Frequency(
+            (2, Gen.Select(secret, uuid, coverNumber, coverNumber, greyscale, (s, u, w, h, g) =>
+                Call("KoboCover", HttpMethod.Get, s, world, $"/{u}/{w}/{h}/{g}/image.jpg"))),
+            (1, Gen.Select(secret, uuid, Gen.Select(coverNumber, coverNumber, coverNumber, (w, h, q) => $"{w}/{h}/{q}"), greyscale, (s, u, sizes, g) =>
+                Call("KoboCover", HttpMethod.Get, s, world, $"/{u}/{sizes}/{g}/image.jpg"))),
+            (2, Gen.Select(secret, uuid, displayProfile, (s, u, p) =>
+                Call("KoboContentAccess", HttpMethod.Get, s, world, $"/v1/products/books/{u}/access?DisplayProfile={p}"))),
             (2, Gen.Select(secret, s => Call("KoboInitialization", HttpMethod.Get, s, world, "/v1/initialization"))),
             (2, Gen.Select(secret, body, (s, b) => Call("KoboAuthDevice", HttpMethod.Post, s, world, "/v1/auth/device", b))),
             (5, Gen.Select(secret, token, (s, t) => Call("KoboLibrarySync", HttpMethod.Get, s, world, "/v1/library/sync", token: t))),

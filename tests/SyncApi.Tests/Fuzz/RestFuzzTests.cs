@@ -38,7 +38,7 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
 
     private async Task RunAsync(string name, Gen<RestCall> calls, int count)
     {
-        using var rest = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 8 })
+        using var rest = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 8, AllowAutoRedirect = false })
         {
             BaseAddress = service.Host.RestAddress,
             Timeout = Timeout.InfiniteTimeSpan,

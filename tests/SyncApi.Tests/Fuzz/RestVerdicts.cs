@@ -108,6 +108,12 @@ internal static class RestVerdicts
             return Record(call, bytes, ledger);
         }
 
+        // A cover of the caller's book is a redirect to the content origin's (not followed here).
+        if (status == 307 && call.Operation == "KoboCover")
+        {
+            return response.Headers.Location is { IsAbsoluteUri: true } ? null : $"{what}: 307 without an absolute Location";
+        }
+
         return $"{what}: unexpected {status} | {text}";
     }
 

@@ -141,12 +141,18 @@ public sealed class KoboLibrarySyncTests(KoboServiceDatabase db) : IClassFixture
         using var service = db.ServiceWith(new() { ["Kobo:ContentBaseUrl"] = "https://files.example.org/library/" });
         var user = db.NewUser();
         await db.OwnAsync(user, 9, 9);
+        await using (var file = db.DataSource.CreateCommand("INSERT INTO book_files (book_no, format, size) VALUES (9, 'EPUB3', 4096) ON CONFLICT DO NOTHING"))
+        {
+            await file.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
         using var kobo = await db.LinkAsync(user, service);
 
         var (items, _, _) = await kobo.SyncAsync(null);
 
         var url = Assert.Single(Item(Assert.Single(items)).Metadata.GetProperty("DownloadUrls").EnumerateArray());
         Assert.Equal("EPUB3", url.GetProperty("Format").GetString());
+        Assert.Equal(4096, url.GetProperty("Size").GetInt64());
         Assert.Equal("https://files.example.org/library/ebooks/9.epub", url.GetProperty("Url").GetString());
         Assert.Equal("Generic", url.GetProperty("Platform").GetString());
         Assert.Equal("en", Item(items[0]).Metadata.GetProperty("Language").GetString()); // book 9 has none: calibre-web's default

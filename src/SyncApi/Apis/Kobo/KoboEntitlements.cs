@@ -1,6 +1,7 @@
 using System.Text.Json;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
+using Kobo.Sync.SyncApi.Infrastructure.Kobo;
 
 namespace Kobo.Sync.SyncApi.Apis.Kobo;
 
@@ -90,11 +91,13 @@ internal static class KoboEntitlements
         json.WriteEndObject();
         json.WriteNull("Description");
         json.WriteStartArray("DownloadUrls");
-        if (contentBase is not null)
+        if (DownloadUrl(contentBase, book) is { } download)
         {
+            // calibre-web's get_metadata and komga's DownloadUrlDto: Format, Size, Url, Platform; no DrmType.
             json.WriteStartObject();
-            json.WriteString("Format", "EPUB3");
-            json.WriteString("Url", DownloadUrl(contentBase, book.Book));
+            json.WriteString("Format", download.Format);
+            json.WriteNumber("Size", download.Size);
+            json.WriteString("Url", download.Url);
             json.WriteString("Platform", "Generic");
             json.WriteEndObject();
         }
@@ -121,7 +124,13 @@ internal static class KoboEntitlements
         json.WriteEndObject();
     }
 
-    /// <summary><c>{Kobo:ContentBaseUrl}/ebooks/{bookNo}.epub</c>: the content origin's address of the book's file.</summary>
-    public static string DownloadUrl(Uri contentBase, BookNo book) =>
-        contentBase.GetLeftPart(UriPartial.Path).TrimEnd('/') + "/ebooks/" + book + ".epub";
+    /// <summary>
+    /// Where the device downloads the book: the content origin's address of the file the catalogue states
+    /// (its KEPUB when it has one, else its EPUB3), with that format and size; null without an origin or
+    /// without a stated file.
+    /// </summary>
+    public static BookDownload? DownloadUrl(Uri? contentBase, LibraryBook book) =>
+        contentBase is not null && book.File is { } file
+            ? new BookDownload(file.Format, file.Size, KoboContentOrigin.FileUrl(contentBase, book.Book, file.Format))
+            : null;
 }

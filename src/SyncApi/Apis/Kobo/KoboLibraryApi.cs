@@ -46,7 +46,7 @@ internal static class KoboLibraryApi
         }
 
         var now = KoboJson.Timestamp(clock.GetUtcNow());
-        var contentBase = options.Value.ContentBase;
+        var contentBase = KoboContentOrigin.BaseFor(options.Value, context);
         var body = KoboJson.Array(4096 + (page.Books.Count * 1536) + (page.ReadingStates.Count * 512), json =>
         {
             foreach (var book in page.Books)
@@ -83,7 +83,7 @@ internal static class KoboLibraryApi
         }
 
         var book = await OwnedAsync(context.Caller(), bookNo, store, cancellationToken);
-        var body = KoboJson.Array(2048, json => KoboEntitlements.WriteMetadata(json, book, options.Value.ContentBase));
+        var body = KoboJson.Array(2048, json => KoboEntitlements.WriteMetadata(json, book, KoboContentOrigin.BaseFor(options.Value, context)));
         return TypedResults.Bytes(body, KoboJson.ContentType);
     }
 

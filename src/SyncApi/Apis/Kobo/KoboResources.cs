@@ -219,8 +219,8 @@ internal static class KoboResources
             ["PT"] = "https://www.kobo.com/{region}/{language}/p/livros-gratis",
         };
 
-        // Covers: this service keeps none; the device's requests come here (and are answered as any
-        // unknown call) rather than telling the store which books the device holds.
+        // Covers: calibre-web's templates at the device's root, so the store never learns which books the
+        // device holds; KoboContentApi redirects each to the content origin's cover of the book.
         resources["image_host"] = deviceRoot;
         resources["image_url_template"] = deviceRoot + "/{ImageId}/{Width}/{Height}/false/image.jpg";
         resources["image_url_quality_template"] = deviceRoot + "/{ImageId}/{Width}/{Height}/{Quality}/{IsGreyscale}/image.jpg";

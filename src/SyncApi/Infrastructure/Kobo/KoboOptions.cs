@@ -13,11 +13,21 @@ public sealed class KoboOptions
     public string PublicBaseUrl { get; set; } = string.Empty;
 
     /// <summary>
-    /// The origin that serves book files: an entitlement's download URL is
-    /// <c>{ContentBaseUrl}/ebooks/{bookNo}.epub</c>. Empty: entitlements carry no download URL (this
-    /// service stores no book files), and the device lists the book without being able to download it.
+    /// The origin that serves book files and covers (<see cref="KoboContentOrigin"/>): a book's download
+    /// URL is <c>{ContentBaseUrl}/ebooks/{bookNo}.kepub.epub</c> or <c>.../ebooks/{bookNo}.epub</c>, as the
+    /// catalogue's <c>book_files</c> states, and a device's cover request is redirected to
+    /// <c>{ContentBaseUrl}/covers/{bookNo}.jpg</c>. Empty (and no <see cref="DemoContent"/>): entitlements
+    /// carry no download URL and covers are not found; this service stores no book files.
     /// </summary>
     public string ContentBaseUrl { get; set; } = string.Empty;
+
+    /// <summary>
+    /// Serve the demo books' files and covers from this service, under <c>/demo-content</c>, and use it as
+    /// the content origin when <see cref="ContentBaseUrl"/> is empty: a generated EPUB per demo book and a
+    /// fixed cover, without authentication. Unset: on only for the demo run (the embedded server with
+    /// <c>Demo:Seed</c>), so a production store never has these routes unless it sets this to true.
+    /// </summary>
+    public bool? DemoContent { get; set; }
 
     /// <summary>
     /// How many link look-ups (a secret not in the cache, read from the store) run at once on this

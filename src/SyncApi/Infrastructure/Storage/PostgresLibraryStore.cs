@@ -105,6 +105,10 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             reader.GetBoolean(first + 4),
             reader.GetFieldValue<DateTimeOffset>(first + 5),
             reader.GetFieldValue<DateTimeOffset>(first + 6),
-            PostgresReadingStateStore.ReadState(reader, first + 7, book));
+            PostgresReadingStateStore.ReadState(reader, first + 7, book))
+        {
+            // After the reading state's seven columns.
+            File = reader.IsDBNull(first + 14) ? null : new BookFile(reader.GetString(first + 14), reader.GetInt64(first + 15)),
+        };
     }
 }

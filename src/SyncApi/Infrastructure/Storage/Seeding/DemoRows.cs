@@ -36,14 +36,7 @@ internal sealed class DemoRows
     {
         var rows = new DemoRows();
         var random = new Random(DemoData.Seed + 1);
-        for (var b = 1; b <= DemoData.BookCount; b++)
-        {
-            rows.Books.Add(new DemoBook(
-                b,
-                $"The {Pick(random, Adjectives)} {Pick(random, Nouns)}",
-                $"{Pick(random, FirstNames)} {Pick(random, LastNames)}",
-                Pick(random, Languages)));
-        }
+        AddBooks(random, rows.Books);
 
         var counts = DemoData.HighlightsPerUser;
         for (var u = 1; u <= DemoData.UserCount; u++)
@@ -55,6 +48,27 @@ internal sealed class DemoRows
 
         rows.Highlights.Sort((x, y) => string.CompareOrdinal(x.Id, y.Id));
         return rows;
+    }
+
+    /// <summary>The demo catalogue alone, the same books <see cref="Generate"/> makes (the demo content origin serves their files).</summary>
+    public static List<DemoBook> GenerateBooks()
+    {
+        var books = new List<DemoBook>(DemoData.BookCount);
+        AddBooks(new Random(DemoData.Seed + 1), books);
+        return books;
+    }
+
+    /// <summary>The catalogue: drawn first from the seeded generator, so it does not depend on what follows.</summary>
+    private static void AddBooks(Random random, List<DemoBook> books)
+    {
+        for (var b = 1; b <= DemoData.BookCount; b++)
+        {
+            books.Add(new DemoBook(
+                b,
+                $"The {Pick(random, Adjectives)} {Pick(random, Nouns)}",
+                $"{Pick(random, FirstNames)} {Pick(random, LastNames)}",
+                Pick(random, Languages)));
+        }
     }
 
     private void AddHighlights(Random random, long user, int count, DateTime userCreated)

@@ -7,19 +7,35 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 internal static class LibraryQueries
 {
     /// <summary>
-    /// $1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. A keyset range of the
-    /// (user_no, seq, book_no) index, each row joined to its book and to the user's reading state of it
-    /// by key (a device lists the book and where the reader is from one item). Columns: seq, book_no,
-    /// title, author, language, removed, acquired_at, modified_at, then <see cref="ReadingStateQueries.StateColumns"/>
-    /// (all null for a book never opened).
+    /// The book's file a device downloads, as columns format and size (nulls when the catalogue states
+    /// none): its KEPUB when it has one, else its EPUB3. At most two rows of the book_files key.
     /// </summary>
-    public const string Changes = """
+    private const string PreferredFile = """
+        LEFT JOIN LATERAL (
+            SELECT bf.format, bf.size FROM book_files bf
+            WHERE bf.book_no = ub.book_no
+            ORDER BY bf.format = 'KEPUB' DESC
+            LIMIT 1
+        ) f ON true
+        """;
+
+    /// <summary>
+    /// $1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. A keyset range of the
+    /// (user_no, seq, book_no) index, each row joined to its book, to the user's reading state of it
+    /// by key (a device lists the book and where the reader is from one item) and to the book's file.
+    /// Columns: seq, book_no, title, author, language, removed, acquired_at, modified_at, then
+    /// <see cref="ReadingStateQueries.StateColumns"/> (all null for a book never opened), then the
+    /// book's file (<see cref="PreferredFile"/>).
+    /// </summary>
+    public const string Changes = $"""
         SELECT ub.seq, ub.book_no, coalesce(b.title, ''), b.author, b.language, ub.removed_at IS NOT NULL,
                ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at),
-               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at
+               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at,
+               f.format, f.size
         FROM users_books ub
         LEFT JOIN books b ON b.book_no = ub.book_no
         LEFT JOIN reading_states rs ON rs.user_no = ub.user_no AND rs.book_no = ub.book_no
+        {PreferredFile}
         WHERE ub.user_no = $1 AND (ub.seq, ub.book_no) > ($2, $3)
         ORDER BY ub.seq, ub.book_no
         LIMIT $4
@@ -41,13 +57,15 @@ internal static class LibraryQueries
         """;
 
     /// <summary>$1 user_no, $2 book_no. Columns as <see cref="Changes"/> without seq; no row when the user never had the book.</summary>
-    public const string Book = """
+    public const string Book = $"""
         SELECT ub.book_no, coalesce(b.title, ''), b.author, b.language, ub.removed_at IS NOT NULL,
                ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at),
-               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at
+               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at,
+               f.format, f.size
         FROM users_books ub
         LEFT JOIN books b ON b.book_no = ub.book_no
         LEFT JOIN reading_states rs ON rs.user_no = ub.user_no AND rs.book_no = ub.book_no
+        {PreferredFile}
         WHERE ub.user_no = $1 AND ub.book_no = $2
         """;
 }
