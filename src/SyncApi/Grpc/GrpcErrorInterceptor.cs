@@ -106,9 +106,12 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
 
     private RpcException ToRpcException(Exception exception, ServerCallContext context)
     {
-        // Whatever failed once the deadline had passed (a storage timeout racing the deadline's timer,
-        // say), the client has stopped waiting: it is DEADLINE_EXCEEDED.
-        if (IsPastDeadline(context))
+        // Whatever failed once the deadline had passed, or within the grace before it, the client has
+        // stopped waiting or is about to: it is DEADLINE_EXCEEDED. The grace covers a storage timeout
+        // racing the deadline: the request's budget (Resilience:RequestBudgetMs from arrival) can end a
+        // few hundred microseconds before a deadline of the same length, and its timer may fire early
+        // by as much again; such a failure is the deadline's, not an unavailable database's.
+        if (context.Deadline != DateTime.MaxValue && clock.GetUtcNow().UtcDateTime + DeadlineGrace >= context.Deadline)
         {
             return DeadlineExceeded();
         }
