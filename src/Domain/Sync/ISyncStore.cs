@@ -20,7 +20,7 @@ public interface ISyncStore
 
     /// <summary>
     /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
-    /// changes and up to <paramref name="limit"/> reading state changes after <paramref name="after"/>, each kind in its position order, with the user's change
+    /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after <paramref name="after"/>, each kind in its position order, with the user's change
     /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
     /// The highlights may stop early, by <see cref="Reading.PageBudget.SizeOf(SyncChange)"/>: at least the
     /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
@@ -67,4 +67,7 @@ public sealed record StoredChanges(
 {
     /// <summary>Reading state changes, in (seq, book) order.</summary>
     public IReadOnlyList<(long Seq, ReadingStates.ReadingState State)> ReadingStates { get; init; } = [];
+
+    /// <summary>Collection changes (the whole current collection), in (seq, collection id) order.</summary>
+    public IReadOnlyList<(long Seq, Collections.Collection Collection)> Collections { get; init; } = [];
 }
