@@ -23,8 +23,13 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
     /// <summary>What one book number adds to a collection: up to 18 digits, quotes and a comma.</summary>
     public const int BytesPerBook = 21;
 
+    /// <param name="skipBooksNotInLibrary">
+    /// Leave out of an add the books the user never had, instead of rejecting the operation: the Kobo
+    /// front's way, as calibre-web skips the items it does not know.
+    /// </param>
     public async Task<CollectionPushResult> PushAsync(
-        DeviceCaller caller, UserNo user, IReadOnlyList<PushedCollectionOp?>? ops, CancellationToken cancellationToken)
+        DeviceCaller caller, UserNo user, IReadOnlyList<PushedCollectionOp?>? ops, CancellationToken cancellationToken,
+        bool skipBooksNotInLibrary = false)
     {
         caller.EnsureOwns(user);
         if (ops is null)
@@ -67,8 +72,14 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
             // Operations apply in request order; a later one on the same collection meets the earlier one's result.
             var current = new Dictionary<Guid, CollectionState>(snapshot.Stored);
             var written = new Dictionary<Guid, HashSet<BookNo>>();
-            foreach (var (index, op) in valid)
+            foreach (var (index, sent) in valid)
             {
+                var op = sent;
+                if (skipBooksNotInLibrary && op.Kind == CollectionOpKind.AddBooks)
+                {
+                    op = op with { Books = [.. op.Books.Where(snapshot.OwnedBooks.Contains)] };
+                }
+
                 var outcome = CollectionRules.Apply(current.GetValueOrDefault(op.Id), op, snapshot.OwnedBooks, now);
                 if (outcome.Writes && outcome.State is { } state)
                 {

@@ -16,4 +16,8 @@ public sealed record LibraryBook(
 /// them: every change numbered up to it was committed and visible to the read.
 /// </summary>
 public sealed record LibraryChanges(
-    IReadOnlyList<(long Seq, LibraryBook Book)> Books, IReadOnlyList<(long Seq, ReadingState State)> ReadingStates, long CommittedSeq);
+    IReadOnlyList<(long Seq, LibraryBook Book)> Books, IReadOnlyList<(long Seq, ReadingState State)> ReadingStates, long CommittedSeq)
+{
+    /// <summary>Collection changes, in (seq, collection id) order: the device's tags.</summary>
+    public IReadOnlyList<(long Seq, Collections.Collection Collection)> Collections { get; init; } = [];
+}

@@ -42,6 +42,7 @@ public static class KoboExtensions
             .MapKoboDevice()
             .MapKoboLibrary()
             .MapKoboReadingState()
+            .MapKoboTags()
             .MapKoboStore()
             .MapKoboAnnotations();
         return app;

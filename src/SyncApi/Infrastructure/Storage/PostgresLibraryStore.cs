@@ -54,6 +54,16 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.Changes)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
+                new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
+                new NpgsqlParameter<int> { TypedValue = limit },
+            },
+        });
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
@@ -76,7 +86,14 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             states.Add((reader.GetInt64(0), PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book)));
         }
 
-        return new LibraryChanges(books, states, committed);
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var collections = new List<(long, Domain.Collections.Collection)>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            collections.Add((reader.GetInt64(0), PostgresCollectionStore.ReadView(reader, 1)));
+        }
+
+        return new LibraryChanges(books, states, committed) { Collections = collections };
     }
 
     private static async Task<LibraryBook?> ReadBookCoreAsync(NpgsqlDataSource dataSource, UserNo user, BookNo book, CancellationToken cancellationToken)
