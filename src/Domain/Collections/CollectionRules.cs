@@ -36,7 +36,7 @@ public static class CollectionRules
         if (stored is null)
         {
             return CollectionOutcome.Write(
-                new CollectionState(op.Id, name, op.At, false, op.At, now, new Dictionary<BookNo, Membership>()), ChangeStatus.Applied);
+                new CollectionState(op.Id, name, op.At, false, op.At, DeviceTime.ToMicroseconds(now), new Dictionary<BookNo, Membership>()), ChangeStatus.Applied);
         }
 
         if (stored.Deleted && op.At <= stored.LivenessAt)

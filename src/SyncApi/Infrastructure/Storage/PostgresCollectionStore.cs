@@ -60,6 +60,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
                         new NpgsqlParameter<DateTimeOffset> { TypedValue = state.LivenessAt.ToUniversalTime() },
                         new NpgsqlParameter<DateTimeOffset> { TypedValue = state.ModifiedAt.ToUniversalTime() },
                         new NpgsqlParameter<long> { TypedValue = seq },
+                        new NpgsqlParameter<DateTimeOffset> { TypedValue = state.CreatedAt.ToUniversalTime() },
                     },
                 });
                 if (write.ChangedBooks.Count > 0)

@@ -38,12 +38,13 @@ internal static class CollectionQueries
     public const string OwnedBooks = "SELECT book_no FROM users_books WHERE user_no = $1 AND book_no = ANY($2)";
 
     /// <summary>
-    /// $1 user_no, $2 collection_id, $3 name, $4 name_at, $5 deleted, $6 deleted_at, $7 modified_at, $8 seq.
-    /// Stores the decided collection; a new one is created with this seq as its created_seq.
+    /// $1 user_no, $2 collection_id, $3 name, $4 name_at, $5 deleted, $6 deleted_at, $7 modified_at, $8 seq,
+    /// $9 created_at. Stores the decided collection; a new one is created with this seq as its created_seq
+    /// (and the server time the decision gave it, so the push's answer and later reads agree).
     /// </summary>
     public const string Store = """
-        INSERT INTO collections AS c (user_no, collection_id, name, name_at, deleted, deleted_at, created_seq, modified_at, seq)
-        VALUES ($1, $2, $3, $4, $5, $6, $8, $7, $8)
+        INSERT INTO collections AS c (user_no, collection_id, name, name_at, deleted, deleted_at, created_at, created_seq, modified_at, seq)
+        VALUES ($1, $2, $3, $4, $5, $6, $9, $8, $7, $8)
         ON CONFLICT (user_no, collection_id) DO UPDATE SET
             name = EXCLUDED.name, name_at = EXCLUDED.name_at, deleted = EXCLUDED.deleted, deleted_at = EXCLUDED.deleted_at,
             modified_at = EXCLUDED.modified_at, seq = EXCLUDED.seq, updated_at = now()
