@@ -81,7 +81,11 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
                 }
 
                 var outcome = CollectionRules.Apply(current.GetValueOrDefault(op.Id), op, snapshot.OwnedBooks, now);
-                if (outcome.Writes && outcome.State is { } state)
+
+                // A conflict stores the winner again, unchanged, with a new sequence number: the losing device
+                // holds its own edit locally (a Kobo e-reader learns nothing from the answer), and its next
+                // pull must bring the winner even when its token is already past the winner's first delivery.
+                if ((outcome.Writes || outcome.Status == ChangeStatus.Conflict) && outcome.State is { } state)
                 {
                     current[op.Id] = state;
                     if (!written.TryGetValue(op.Id, out var changedBooks))

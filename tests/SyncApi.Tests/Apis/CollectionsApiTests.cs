@@ -147,6 +147,23 @@ public sealed class CollectionsApiTests : IClassFixture<SyncServiceDatabase>, ID
     }
 
     [Fact]
+    public async Task TheLosingDevicesNextPullBringsTheWinnerEvenWhenItHadPulledItBefore()
+    {
+        var user = await UserOwningAsync();
+        using var winner = _db.Device(user, "winner");
+        using var loser = _db.Device(user, "loser");
+        var id = Guid.NewGuid();
+        await winner.PushCollectionsAsync(user, [Upsert(id, "Newer", T0.AddMinutes(5))]);
+        var (_, token) = await loser.PullAllAsync(user);
+
+        // The loser renamed it offline earlier; it shows its own name until it pulls.
+        await loser.PushCollectionsAsync(user, [Upsert(id, "Older", T0.AddMinutes(1))]);
+        var (changes, _) = await loser.PullAllAsync(user, token);
+
+        Assert.Equal("Newer", Assert.Single(changes).GetProperty("collection").Str("name"));
+    }
+
+    [Fact]
     public async Task ListingPagesThroughEveryLiveCollectionOnce()
     {
         var user = await UserOwningAsync();

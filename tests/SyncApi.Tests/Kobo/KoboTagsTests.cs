@@ -130,7 +130,7 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
     }
 
     [Fact]
-    public async Task AFullSyncBringsLiveTagsAsNewAndLeavesOutDeletedOnes()
+    public async Task AFullSyncBringsLiveTagsAsNewAndDeletedOnesAsDeleted()
     {
         var user = db.NewUser();
         await db.OwnAsync(user, 1, 3);
@@ -141,8 +141,24 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
 
         var (items, _, _) = await kobo.SyncAsync(null);
 
-        var (kind, tag) = Assert.Single(Tags(items));
-        Assert.Equal(("NewTag", live.ToString("D")), (kind, tag.Str("Id")));
+        Assert.Equal(
+            [("NewTag", live.ToString("D")), ("DeletedTag", gone.ToString("D"))],
+            Tags(items).Select(t => (t.Kind, t.Tag.Str("Id"))).OrderByDescending(t => t.Kind).ToArray());
+    }
+
+    [Fact]
+    public async Task ATagTheKoboCreatedAndAnotherDeviceDeletedIsDeletedOnTheKobo()
+    {
+        var user = db.NewUser();
+        using var kobo = await db.LinkAsync(user);
+        using var phone = db.Device(user);
+        var (_, token, _) = await kobo.SyncAsync(null);
+        var id = await CreateAsync(kobo, "Short-lived");
+
+        await phone.PushCollectionsAsync(user, [DeleteCollection(Guid.Parse(id), DateTimeOffset.UtcNow)]);
+        var (items, _, _) = await kobo.SyncAsync(token);
+
+        Assert.Equal([("DeletedTag", id)], Tags(items).Select(t => (t.Kind, t.Tag.Str("Id"))).ToArray());
     }
 
     [Theory]

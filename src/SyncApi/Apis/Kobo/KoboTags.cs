@@ -10,7 +10,8 @@ namespace Kobo.Sync.SyncApi.Apis.Kobo;
 /// device has never received, <c>ChangedTag</c> for one it has, both with the whole <c>Tag</c>
 /// (<c>Created</c>, <c>Id</c>, <c>Items</c> of <c>ProductRevisionTagItem</c>, <c>LastModified</c>,
 /// <c>Name</c>, <c>Type: "UserTag"</c>), and <c>DeletedTag</c> (<c>Tag: {Id, LastModified}</c>) for a
-/// deleted one the device may hold. A collection created and deleted since the device's last sync is left out.
+/// deleted one, as calibre-web sends one for every shelf deleted since: the device may hold it even when it
+/// was created after its last sync (the device made it itself), and one it does not hold is ignored.
 /// </summary>
 internal static class KoboTags
 {
@@ -19,14 +20,8 @@ internal static class KoboTags
     /// <param name="seenThrough">The collection position the device came with (<c>LibraryPage.CollectionsSeenThrough</c>).</param>
     public static void WriteSyncItem(Utf8JsonWriter json, Collection collection, long seenThrough)
     {
-        var isNew = collection.CreatedSeq > seenThrough;
         if (collection.Deleted)
         {
-            if (isNew)
-            {
-                return;
-            }
-
             json.WriteStartObject();
             json.WriteStartObject("DeletedTag");
             json.WriteStartObject("Tag");
@@ -39,7 +34,7 @@ internal static class KoboTags
         }
 
         json.WriteStartObject();
-        json.WriteStartObject(isNew ? "NewTag" : "ChangedTag");
+        json.WriteStartObject(collection.CreatedSeq > seenThrough ? "NewTag" : "ChangedTag");
         json.WriteStartObject("Tag");
         json.WriteString("Created", KoboJson.Timestamp(collection.CreatedAt));
         json.WriteString("Id", CollectionValidation.Format(collection.Id));
