@@ -13,7 +13,7 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// mostly (so inputs reach the handlers), then mutated, made-up and odd secrets that must be refused;
 /// initialization, device auth with generated bodies, library sync with real, mutated, foreign and odd
 /// <c>x-kobo-synctoken</c> values, book metadata, archiving and reading states (generated bodies) with
-/// real, foreign and odd UUIDs, and
+/// real, foreign and odd UUIDs, tags (<see cref="CollectionBodies.KoboTag"/> bodies, shared and odd tag ids), and
 /// store or unknown paths with the device's methods and others (TRACE, OPTIONS, HEAD, PROPFIND, made-up ones).
 /// </summary>
 internal static class KoboCalls
@@ -58,7 +58,13 @@ internal static class KoboCalls
                     + $"\"Statistics\":{{\"SpentReadingMinutes\":{m},\"LastModified\":\"{t}\"}},\"StatusInfo\":{{\"Status\":\"{s}\",\"LastModified\":\"{t}\"}}}}]}}"))),
             (2, PushBodies.Any.Select(b => (byte[]?)b)),
             (1, OddText.Any.Select(t => (byte[]?)Encoding.UTF8.GetBytes(OddText.Json(t)))));
+        var tag = Gen.Frequency((6, Gen.OneOf(CollectionBodies.Ids)), (2, CollectionBodies.Id.Select(OddText.Percent)));
         return Gen.Frequency(
+            (2, Gen.Select(secret, CollectionBodies.KoboTag, (s, b) => Call("KoboCreateTag", HttpMethod.Post, s, world, "/v1/library/tags", b))),
+            (1, Gen.Select(secret, tag, CollectionBodies.KoboTag, (s, t, b) => Call("KoboRenameTag", HttpMethod.Put, s, world, $"/v1/library/tags/{t}", b))),
+            (1, Gen.Select(secret, tag, (s, t) => Call("KoboDeleteTag", HttpMethod.Delete, s, world, $"/v1/library/tags/{t}"))),
+            (1, Gen.Select(secret, tag, CollectionBodies.KoboTag, (s, t, b) => Call("KoboAddTagItems", HttpMethod.Post, s, world, $"/v1/library/tags/{t}/items", b))),
+            (1, Gen.Select(secret, tag, CollectionBodies.KoboTag, (s, t, b) => Call("KoboRemoveTagItems", HttpMethod.Post, s, world, $"/v1/library/tags/{t}/items/delete", b))),
             (2, Gen.Select(secret, s => Call("KoboInitialization", HttpMethod.Get, s, world, "/v1/initialization"))),
             (2, Gen.Select(secret, body, (s, b) => Call("KoboAuthDevice", HttpMethod.Post, s, world, "/v1/auth/device", b))),
             (5, Gen.Select(secret, token, (s, t) => Call("KoboLibrarySync", HttpMethod.Get, s, world, "/v1/library/sync", token: t))),
