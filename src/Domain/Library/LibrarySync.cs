@@ -40,6 +40,14 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         var position = Resolve(user, syncToken);
         var rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
             ?? throw ResourceNotFoundException.UnknownUser(user);
+        if (!position.IsStart && position.CollectionSeq < rows.PurgedCollectionSeq)
+        {
+            // A collection deleted after this position may have been purged: the device would keep its tag
+            // forever. Start over, as for any token that cannot be used.
+            position = SyncPosition.Start;
+            rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
+                ?? throw ResourceNotFoundException.UnknownUser(user);
+        }
 
         // Merge the three keyset streams by sequence number, ownership first on a tie (the book before its
         // state), then reading states, then collections; each kind's position moves past what this page takes.

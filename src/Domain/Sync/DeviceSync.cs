@@ -111,7 +111,7 @@ public sealed class DeviceSync(
         var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
         var rows = await store.ReadChangesAsync(user, position, size + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
             ?? throw ResourceNotFoundException.UnknownUser(user);
-        if (!position.IsStart && position.HighlightSeq < rows.PurgedHighlightSeq)
+        if (!position.IsStart && (position.HighlightSeq < rows.PurgedHighlightSeq || position.CollectionSeq < rows.PurgedCollectionSeq))
         {
             throw new SyncTokenExpiredException();
         }

@@ -68,6 +68,9 @@ public sealed record StoredChanges(
     /// <summary>Reading state changes, in (seq, book) order.</summary>
     public IReadOnlyList<(long Seq, ReadingStates.ReadingState State)> ReadingStates { get; init; } = [];
 
+    /// <summary>The purged collection tombstones' highest seq (0 when none), read with the highlights' horizon.</summary>
+    public long PurgedCollectionSeq { get; init; }
+
     /// <summary>Collection changes (the whole current collection), in (seq, collection id) order.</summary>
     public IReadOnlyList<(long Seq, Collections.Collection Collection)> Collections { get; init; } = [];
 }

@@ -161,6 +161,29 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
         Assert.Equal([("DeletedTag", id)], Tags(items).Select(t => (t.Kind, t.Tag.Str("Id"))).ToArray());
     }
 
+    [Fact]
+    public async Task ALibrarySyncTokenFromBeforeAPurgedTagDeletionStartsAFullSync()
+    {
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 2);
+        using var kobo = await db.LinkAsync(user);
+        var id = await CreateAsync(kobo, "Soon gone");
+        var (_, before, _) = await kobo.SyncAsync(null);
+        await kobo.JsonAsync(HttpMethod.Delete, $"/v1/library/tags/{id}", 200);
+        await using (var age = db.DataSource.CreateCommand("UPDATE collections SET updated_at = now() - interval '91 days' WHERE collection_id = $1"))
+        {
+            age.Parameters.Add(new Npgsql.NpgsqlParameter<Guid> { TypedValue = Guid.Parse(id) });
+            await age.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
+        await new Kobo.Sync.SyncApi.Infrastructure.Storage.TombstonePurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(-90), 100, TestTimeout.Token);
+        var (items, _, _) = await kobo.SyncAsync(before);
+
+        // A full sync: every owned book is entitled again.
+        Assert.Equal(2, items.Count(i => i.EnumerateObject().First().Name == "NewEntitlement"));
+        Assert.Empty(Tags(items));
+    }
+
     [Theory]
     [InlineData("POST", "/v1/library/tags", "{\"Items\":[]}")]
     [InlineData("POST", "/v1/library/tags", "{\"Name\":\"\",\"Items\":[]}")]

@@ -64,6 +64,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
@@ -93,7 +94,9 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             collections.Add((reader.GetInt64(0), PostgresCollectionStore.ReadView(reader, 1)));
         }
 
-        return new LibraryChanges(books, states, committed) { Collections = collections };
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = reader.GetInt64(0) };
     }
 
     private static async Task<LibraryBook?> ReadBookCoreAsync(NpgsqlDataSource dataSource, UserNo user, BookNo book, CancellationToken cancellationToken)

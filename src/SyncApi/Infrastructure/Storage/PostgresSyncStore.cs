@@ -11,7 +11,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
 /// that takes the user's change sequence (reading the user's highlight holdings with it), locks and loads
-/// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of six statements (the reading states'
+/// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of seven statements (the reading states'
 /// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
 /// wrote changes also sends live pull's notification (<see cref="SyncQueries.Notify"/>), in the same round
 /// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
@@ -129,6 +129,10 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                 {
                     Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
                 },
+                new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon)
+                {
+                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
+                },
             },
         };
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
@@ -184,7 +188,15 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
 
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        return new StoredChanges(highlights, entitlements, committedSeq, reader.GetInt64(0)) { ReadingStates = readingStates, Collections = collections };
+        var purgedHighlightSeq = reader.GetInt64(0);
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
+        {
+            ReadingStates = readingStates,
+            Collections = collections,
+            PurgedCollectionSeq = reader.GetInt64(0),
+        };
     }
 
     public async Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken)

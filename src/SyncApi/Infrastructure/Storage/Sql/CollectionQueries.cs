@@ -17,11 +17,15 @@ internal static class CollectionQueries
         c.created_seq
         """;
 
-    /// <summary>$1 user_no, $2 ids. Columns: collection_id, name, name_at, deleted, deleted_at, created_at.</summary>
+    /// <summary>
+    /// $1 user_no, $2 ids. Locks the rows, so the purge (which skips locked rows) cannot remove a tombstone
+    /// a push is deciding on. Columns: collection_id, name, name_at, deleted, deleted_at, created_at.
+    /// </summary>
     public const string LoadForWrite = """
         SELECT collection_id, name, name_at, deleted, deleted_at, created_at
         FROM collections
         WHERE user_no = $1 AND collection_id = ANY($2)
+        FOR UPDATE
         """;
 
     /// <summary>$1 user_no, $2 ids. Every membership register of those collections. Columns: collection_id, book_no, present, at.</summary>
@@ -89,6 +93,33 @@ internal static class CollectionQueries
         FROM users u
         LEFT JOIN collections c ON c.user_no = u.user_no AND c.collection_id = $2
         WHERE u.user_no = $1
+        """;
+
+    /// <summary>$1 user_no. Read after the change pages, as the highlights' horizon: the purged collection tombstones' highest seq (0 when none).</summary>
+    public const string PurgeHorizon = "SELECT coalesce((SELECT collections_seq FROM sync_purge_horizons WHERE user_no = $1), 0)";
+
+    /// <summary>
+    /// $1 cutoff (tombstones last written before it expire), $2 batch size. Deletes one batch of expired
+    /// collection tombstones (their membership registers with them), oldest first, skipping rows a push
+    /// holds locked, and raises each affected user's collections purge horizon. Returns the number deleted.
+    /// </summary>
+    public const string PurgeTombstones = """
+        WITH expired AS (
+            SELECT user_no, collection_id FROM collections
+            WHERE deleted AND updated_at < $1
+            ORDER BY updated_at
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+        ), purged AS (
+            DELETE FROM collections c USING expired e
+            WHERE c.user_no = e.user_no AND c.collection_id = e.collection_id
+            RETURNING c.user_no, c.seq
+        ), horizons AS (
+            INSERT INTO sync_purge_horizons AS p (user_no, collections_seq)
+            SELECT user_no, max(seq) FROM purged GROUP BY user_no
+            ON CONFLICT (user_no) DO UPDATE SET collections_seq = greatest(p.collections_seq, EXCLUDED.collections_seq)
+        )
+        SELECT count(*)::int FROM purged
         """;
 
     /// <summary>$1 user_no, $2 name. The live collection of that name, the first by id.</summary>

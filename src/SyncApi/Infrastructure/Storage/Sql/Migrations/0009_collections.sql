@@ -9,7 +9,9 @@
 -- 0002_device_sync.sql) and stamps each collection it changes with a number of it, so collections join
 -- the delta pull as a fourth stream keyed (seq, collection_id), and a pull can never skip a write that
 -- committed late. A deleted collection stays as a tombstone (with its registers), so a stale device's
--- rename or add cannot bring it back.
+-- rename or add cannot bring it back, until the tombstone purge removes it after Sync:TombstoneRetentionDays
+-- (counted from its last write) and raises the user's collections purge horizon: a sync token older than
+-- it gets 410 (a Kobo e-reader a full sync), as for highlights.
 
 CREATE TABLE collections (
     user_no       bigint      NOT NULL,
@@ -47,3 +49,8 @@ CREATE TABLE collection_books (
     PRIMARY KEY (user_no, collection_id, book_no),
     FOREIGN KEY (user_no, collection_id) REFERENCES collections (user_no, collection_id) ON DELETE CASCADE
 );
+
+-- The tombstone purge: deleted collections by the server time of their last write.
+CREATE INDEX collections_tombstones ON collections (updated_at) WHERE deleted;
+
+ALTER TABLE sync_purge_horizons ADD COLUMN collections_seq bigint NOT NULL DEFAULT 0;
