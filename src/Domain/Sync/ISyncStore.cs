@@ -25,7 +25,8 @@ public interface ISyncStore
     /// The highlights may stop early, by <see cref="Reading.PageBudget.SizeOf(SyncChange)"/>: at least the
     /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
     /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
-    /// within the budget cannot take them all; the ones left out are never needed.
+    /// within the budget cannot take them all; the ones left out are never needed. The collections stop early
+    /// the same way, by their name and books.
     /// </summary>
     Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken);
 

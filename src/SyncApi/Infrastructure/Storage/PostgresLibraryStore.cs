@@ -62,6 +62,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
                 new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
                 new NpgsqlParameter<int> { TypedValue = limit },
+                // No cut here: the library page measures and cuts tags itself.
+                new NpgsqlParameter<long> { TypedValue = long.MaxValue },
             },
         });
         batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });

@@ -123,6 +123,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                         new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
                         new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
                         new NpgsqlParameter<int> { TypedValue = limit },
+                        new NpgsqlParameter<long> { TypedValue = maxBytes },
                     },
                 },
                 new NpgsqlBatchCommand(SyncQueries.PurgeHorizon)

@@ -1,3 +1,6 @@
+using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Reading;
+
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
 /// <summary>
@@ -63,15 +66,34 @@ internal static class CollectionQueries
         """;
 
     /// <summary>
-    /// $1 user_no, $2 seq, $3 collection_id (the position, exclusive), $4 limit: the delta pull's fourth
-    /// stream, a keyset scan of collections_changes. Columns: seq, then the view's.
+    /// $1 user_no, $2 seq, $3 collection_id (the position, exclusive), $4 limit, $5 the page's byte budget:
+    /// the delta pull's fourth stream, a keyset scan of collections_changes. As <see cref="SyncQueries.HighlightChanges"/>
+    /// cuts highlights, of those rows only the first two and then each whose predecessors measure at most
+    /// $5 together keep going, each measured as <c>CollectionSync.SizeOf</c> measures a collection at most
+    /// (<see cref="PageBudget.ItemOverheadBytes"/>, the UTF-8 name, <see cref="CollectionSync.BytesPerBook"/>
+    /// per present book): the book lists of collections a page cannot send are never built. A caller whose own
+    /// measure is not smaller than this one, and whose budget is not larger than $5, gets every row its page
+    /// can take. Columns: seq, then the view's.
     /// </summary>
-    public const string Changes = "SELECT c.seq, " + ViewColumns + """
-
-        FROM collections c
-        WHERE c.user_no = $1 AND (c.seq, c.collection_id) > ($2, $3)
-        ORDER BY c.seq, c.collection_id
-        LIMIT $4
+    public static readonly string Changes = $$"""
+        SELECT s.seq, {{ViewColumns}}
+        FROM (
+            SELECT seq, collection_id, size, row_number() OVER w AS n, sum(size) OVER w AS through
+            FROM (
+                SELECT c.seq, c.collection_id,
+                       {{PageBudget.ItemOverheadBytes}} + octet_length(c.name) + CASE WHEN c.deleted THEN 0 ELSE {{CollectionSync.BytesPerBook}} * (
+                           SELECT count(*) FROM collection_books b
+                           WHERE b.user_no = c.user_no AND b.collection_id = c.collection_id AND b.present) END AS size
+                FROM collections c
+                WHERE c.user_no = $1 AND (c.seq, c.collection_id) > ($2, $3)
+                ORDER BY c.seq, c.collection_id
+                LIMIT $4
+            ) page
+            WINDOW w AS (ORDER BY seq, collection_id ROWS UNBOUNDED PRECEDING)
+        ) s
+        JOIN collections c ON c.user_no = $1 AND c.collection_id = s.collection_id
+        WHERE s.n <= 2 OR s.through - s.size <= $5
+        ORDER BY s.seq, s.collection_id
         """;
 
     /// <summary>
