@@ -3,6 +3,8 @@ using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Microsoft.AspNetCore.Http.HttpResults;
+using Microsoft.AspNetCore.OpenApi;
+using Microsoft.OpenApi;
 
 namespace Kobo.Sync.SyncApi.Apis;
 
@@ -72,6 +74,27 @@ public sealed record PushedCollectionOpJson(
 {
     public PushedCollectionOp ToDomain() =>
         new(Op, CollectionId, Name, BookNos, ModifiedAt is null ? null : DeviceTime.FromText(ModifiedAt));
+
+    /// <summary>
+    /// Describes what the OpenAPI generator cannot see through, as <see cref="PushedChangeJson.DescribeSchema"/>
+    /// does for a highlight push: the name read by a converter is a string still, and <c>modifiedAt</c> text is a date and time.
+    /// </summary>
+    public static Task DescribeSchema(OpenApiSchema schema, OpenApiSchemaTransformerContext context, CancellationToken cancellationToken)
+    {
+        if (context.JsonPropertyInfo is { DeclaringType: var type, Name: var name } property && type == typeof(PushedCollectionOpJson))
+        {
+            if (property.CustomConverter is DeviceTextJsonConverter)
+            {
+                schema.Type = JsonSchemaType.String | JsonSchemaType.Null;
+            }
+            else if (name == "modifiedAt")
+            {
+                schema.Format = "date-time";
+            }
+        }
+
+        return Task.CompletedTask;
+    }
 }
 
 /// <summary>The push answer: one result per operation, in request order, and the touched collections as stored after the push.</summary>

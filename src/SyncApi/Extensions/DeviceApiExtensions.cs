@@ -59,6 +59,7 @@ public static class DeviceApiExtensions
             });
             options.AddSchemaTransformer(PushedChangeJson.DescribeSchema);
             options.AddSchemaTransformer(ReadingStatePutJson.DescribeSchema);
+            options.AddSchemaTransformer(PushedCollectionOpJson.DescribeSchema);
         });
         return builder;
     }

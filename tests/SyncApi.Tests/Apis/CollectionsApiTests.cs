@@ -283,6 +283,20 @@ public sealed class CollectionsApiTests : IClassFixture<SyncServiceDatabase>, ID
     }
 
     [Fact]
+    public async Task TheOpenApiDocumentDescribesTheCollectionCallsAndTheOperationsFields()
+    {
+        var document = await _db.Factory.CreateClient().GetJsonAsync("/openapi/v1.json", 200);
+
+        var paths = document.GetProperty("paths");
+        Assert.True(paths.GetProperty("/v1/users/{userNo}/collections").TryGetProperty("get", out _));
+        Assert.True(paths.GetProperty("/v1/users/{userNo}/collections/{collectionId}").TryGetProperty("get", out _));
+        Assert.True(paths.GetProperty("/v1/users/{userNo}/collections/changes").TryGetProperty("post", out _));
+        var op = document.GetProperty("components").GetProperty("schemas").GetProperty("PushedCollectionOpJson").GetProperty("properties");
+        Assert.Contains("string", op.GetProperty("name").GetProperty("type").EnumerateArray().Select(t => t.GetString()));
+        Assert.Equal("date-time", op.GetProperty("modifiedAt").GetProperty("format").GetString());
+    }
+
+    [Fact]
     public async Task AnotherUsersCollectionsAreForbidden()
     {
         var user = await UserOwningAsync();
