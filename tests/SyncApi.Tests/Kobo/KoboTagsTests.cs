@@ -98,6 +98,40 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
     }
 
     [Fact]
+    public async Task AKoboCreateOfAnExistingNameBringsTheWholeTagInTheNextSync()
+    {
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 2);
+        using var kobo = await db.LinkAsync(user);
+        using var phone = db.Device(user);
+        var shared = Guid.NewGuid();
+        await phone.PushCollectionsAsync(user, [Upsert(shared, "Shared", T0), AddBooks(shared, T0, 1, 2)]);
+        var (_, token, _) = await kobo.SyncAsync(null);
+
+        // The Kobo made a tag of that name offline with one of the books: it is the same collection.
+        var id = await CreateAsync(kobo, "Shared", Uuid(1));
+        var (items, _, _) = await kobo.SyncAsync(token);
+
+        Assert.Equal(shared.ToString("D"), id);
+        var (kind, tag) = Assert.Single(Tags(items));
+        Assert.Equal(("ChangedTag", 2), (kind, tag.GetProperty("Items").GetArrayLength()));
+    }
+
+    [Fact]
+    public async Task TheStoresOwnTagItemsAddressWithACapitalIAddsItems()
+    {
+        // The store's resources name it "/v1/library/tags/{TagId}/Items" (tag_items); calibre-web routes ".../items".
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 2);
+        using var kobo = await db.LinkAsync(user);
+        var id = await CreateAsync(kobo, "Capital");
+
+        await kobo.JsonAsync(HttpMethod.Post, $"/v1/library/tags/{id}/Items", 201, Body(new { Items = Items(Uuid(2)) }));
+
+        Assert.Equal(new long[] { 2 }, (await db.Device(user).GetCollectionAsync(user, id)).Books());
+    }
+
+    [Fact]
     public async Task ACollectionMadeOnAnotherDeviceReachesTheKoboAsANewTagThenAChangedTagThenADeletedTag()
     {
         var user = db.NewUser();
