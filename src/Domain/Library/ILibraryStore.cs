@@ -10,8 +10,10 @@ public interface ILibraryStore
     /// Up to <paramref name="limit"/> ownership changes (granted or removed) after the position's
     /// (<see cref="SyncPosition.EntitlementSeq"/>, <see cref="SyncPosition.EntitlementBook"/>) and up to
     /// <paramref name="limit"/> reading state changes after its (<see cref="SyncPosition.ReadingSeq"/>,
-    /// <see cref="SyncPosition.ReadingBook"/>), each in that order, with the user's change sequence read
-    /// first; highlights are not read. Null when the user does not exist. One round trip.
+    /// <see cref="SyncPosition.ReadingBook"/>) and up to <paramref name="limit"/> collection changes after its
+    /// (<see cref="SyncPosition.CollectionSeq"/>, <see cref="SyncPosition.CollectionId"/>), each in that order,
+    /// with the user's change sequence read first and the collections' purge horizon last; highlights are not
+    /// read. Null when the user does not exist. One round trip.
     /// </summary>
     Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken);
 

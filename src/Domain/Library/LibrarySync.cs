@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.ReadingStates;
@@ -7,7 +8,7 @@ namespace Kobo.Sync.Domain.Library;
 
 /// <summary>
 /// Library sync for reading devices that pull their library alone (the Kobo protocol): a delta pull of
-/// the user's ownership and reading state changes in pages (highlights travel apart), positions carried in the service's own signed sync token
+/// the user's ownership, reading state and collection changes in pages (highlights travel apart), positions carried in the service's own signed sync token
 /// (<see cref="SyncTokens"/>), wrapped with <see cref="TokenPrefix"/> so that it is told apart from the
 /// tokens other servers hand out. A missing, foreign, altered, expired or another user's token starts
 /// a full sync: never an error, since a device that cannot sync cannot recover on its own. A page ends
@@ -27,24 +28,42 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
     /// <summary>The fixed fields of a reading state as the Kobo protocol writes them.</summary>
     public const int ReadingStateOverheadBytes = 512;
 
+    /// <summary>The fixed fields of a tag as the Kobo protocol writes them.</summary>
+    public const int TagOverheadBytes = 256;
+
+    /// <summary>One book of a tag as the Kobo protocol writes it: <c>{"RevisionId":"(uuid)","Type":"ProductRevisionTagItem"}</c>.</summary>
+    public const int TagItemBytes = 80;
+
     public async Task<LibraryPage> PullAsync(DeviceCaller caller, string? syncToken, CancellationToken cancellationToken)
     {
         var user = caller.User;
         var position = Resolve(user, syncToken);
         var rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
             ?? throw ResourceNotFoundException.UnknownUser(user);
+        if (!position.IsStart && position.CollectionSeq < rows.PurgedCollectionSeq)
+        {
+            // A collection deleted after this position may have been purged: the device would keep its tag
+            // forever. Start over, as for any token that cannot be used.
+            position = SyncPosition.Start;
+            rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
+                ?? throw ResourceNotFoundException.UnknownUser(user);
+        }
 
-        // Merge the two keyset streams by sequence number, ownership first on a tie (the book before its
-        // state); each kind's position moves past what this page takes. The page stops at the first item
-        // that does not fit the byte budget, so what it delivers is a prefix of the merged order.
+        // Merge the three keyset streams by sequence number, ownership first on a tie (the book before its
+        // state), then reading states, then collections; each kind's position moves past what this page takes.
+        // The page stops at the first item that does not fit the byte budget, so what it delivers is a prefix of the merged order.
         var books = new List<LibraryBook>();
         var states = new List<LibraryReadingState>();
+        var collections = new List<Collection>();
         var fill = budget.Start();
-        int b = 0, r = 0;
+        int b = 0, r = 0, c = 0;
         var next = position;
-        while (books.Count + states.Count < PageSize && (b < rows.Books.Count || r < rows.ReadingStates.Count))
+        while (books.Count + states.Count + collections.Count < PageSize && (b < rows.Books.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count))
         {
-            if (b < rows.Books.Count && (r == rows.ReadingStates.Count || rows.Books[b].Seq <= rows.ReadingStates[r].Seq))
+            var bookSeq = b < rows.Books.Count ? rows.Books[b].Seq : long.MaxValue;
+            var stateSeq = r < rows.ReadingStates.Count ? rows.ReadingStates[r].Seq : long.MaxValue;
+            var collectionSeq = c < rows.Collections.Count ? rows.Collections[c].Seq : long.MaxValue;
+            if (b < rows.Books.Count && bookSeq <= stateSeq && bookSeq <= collectionSeq)
             {
                 var (seq, book) = rows.Books[b];
                 if (!fill.TryTake(SizeOf(book)))
@@ -56,7 +75,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
                 books.Add(book);
                 next = next with { EntitlementSeq = seq, EntitlementBook = book.Book.Value };
             }
-            else
+            else if (r < rows.ReadingStates.Count && stateSeq <= collectionSeq)
             {
                 var (seq, state) = rows.ReadingStates[r];
                 if (!fill.TryTake(SizeOf(state)))
@@ -68,11 +87,23 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
                 states.Add(state);
                 next = next with { ReadingSeq = seq, ReadingBook = state.State.Book.Value };
             }
+            else
+            {
+                var (seq, collection) = rows.Collections[c];
+                if (!fill.TryTake(SizeOf(collection)))
+                {
+                    break;
+                }
+
+                c++;
+                collections.Add(collection);
+                next = next with { CollectionSeq = seq, CollectionId = collection.Id };
+            }
         }
 
         // Caught up: the token may move past every change committed before the read, so the next sync
         // starts after them even when the last of them was of another kind (a highlight).
-        var hasMore = b < rows.Books.Count || r < rows.ReadingStates.Count;
+        var hasMore = b < rows.Books.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count;
         if (!hasMore)
         {
             if (rows.CommittedSeq >= next.EntitlementSeq)
@@ -84,12 +115,19 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
             {
                 next = next.WithReadingStatesThrough(rows.CommittedSeq);
             }
+
+            if (rows.CommittedSeq >= next.CollectionSeq)
+            {
+                next = next.WithCollectionsThrough(rows.CommittedSeq);
+            }
         }
 
         next = next with { PagesInSync = hasMore ? position.PagesInSync + 1 : 0 };
         return new LibraryPage(books, states, TokenPrefix + tokens.Issue(user, next), hasMore, position.IsStart)
         {
             PageOfSync = position.PagesInSync + 1,
+            Collections = collections,
+            CollectionsSeenThrough = position.CollectionSeq,
         };
     }
 
@@ -99,6 +137,10 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         + PageBudget.Utf8(book.Language) + PageBudget.Utf8(book.ReadingState?.Position?.Location);
 
     private static int SizeOf(LibraryReadingState state) => ReadingStateOverheadBytes + PageBudget.Utf8(state.State.Position?.Location);
+
+    /// <summary>A tag: its fixed fields, its name, and an item (a UUID and its type) per book.</summary>
+    private static int SizeOf(Collection collection) =>
+        TagOverheadBytes + PageBudget.Utf8(collection.Name) + (collection.Books.Count * TagItemBytes);
 
     /// <summary>The position a device's token names; the start (a full sync) for anything not a valid token of this user.</summary>
     public SyncPosition Resolve(UserNo user, string? syncToken)
@@ -123,6 +165,15 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
 public sealed record LibraryPage(
     IReadOnlyList<LibraryBook> Books, IReadOnlyList<LibraryReadingState> ReadingStates, string SyncToken, bool HasMore, bool FullSync)
 {
+    /// <summary>The changed collections of the page (the device's tags), deleted ones included.</summary>
+    public IReadOnlyList<Collection> Collections { get; init; } = [];
+
+    /// <summary>
+    /// The collection position the device came with: a collection created by a later change is one the
+    /// device has never received (a new tag), any other one it has (a changed tag).
+    /// </summary>
+    public long CollectionsSeenThrough { get; init; }
+
     /// <summary>Which page of its sync this is (1 for the first); for telemetry.</summary>
     public int PageOfSync { get; init; } = 1;
 }

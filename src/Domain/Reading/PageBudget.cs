@@ -37,7 +37,8 @@ public sealed record PageBudget(int MaxBytes)
     /// <summary>A change of the pull; for a highlight, the measure <c>SyncQueries.HighlightChanges</c> applies in SQL.</summary>
     public static int SizeOf(SyncChange change) =>
         ItemOverheadBytes + Utf8(change.Id) + Utf8(change.Text) + Utf8(change.Note) + Utf8(change.Location)
-        + Utf8(change.Title) + Utf8(change.Author) + Utf8(change.ReadingState?.Position?.Location);
+        + Utf8(change.Title) + Utf8(change.Author) + Utf8(change.ReadingState?.Position?.Location)
+        + (change.Collection is { } collection ? Utf8(collection.Name) + (collection.Books.Count * Collections.CollectionSync.BytesPerBook) : 0);
 
     public static int Utf8(string? text) => text is null ? 0 : Encoding.UTF8.GetByteCount(text);
 }

@@ -111,39 +111,46 @@ public sealed class DeviceSync(
         var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
         var rows = await store.ReadChangesAsync(user, position, size + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
             ?? throw ResourceNotFoundException.UnknownUser(user);
-        if (!position.IsStart && position.HighlightSeq < rows.PurgedHighlightSeq)
+        if (!position.IsStart && (position.HighlightSeq < rows.PurgedHighlightSeq || position.CollectionSeq < rows.PurgedCollectionSeq))
         {
             throw new SyncTokenExpiredException();
         }
 
-        // Merge the three keyset streams by sequence number, entitlements first on a tie (the library
-        // before the highlights in it), then reading states; each kind's position moves past what this page takes.
+        // Merge the four keyset streams by sequence number, entitlements first on a tie (the library
+        // before the highlights in it), then reading states, then collections; each kind's position moves past what this page takes.
         // The page stops at the first change that does not fit the byte budget, never skipping it for a
         // smaller one after it: what it delivers is a prefix of the merged order, so the token resumes exactly there.
         // The store cut the highlights short of the budget too (see ISyncStore.ReadChangesAsync), never
         // below what this page can take: the highlights it left out lie past one this page cannot fit.
-        var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count));
+        var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count + rows.Collections.Count));
         var fill = budget.Start();
-        int h = 0, e = 0, r = 0;
+        int h = 0, e = 0, r = 0, c = 0;
         var next = position;
-        while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count))
+        while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count))
         {
             var highlightSeq = h < rows.Highlights.Count ? rows.Highlights[h].Seq : long.MaxValue;
             var entitlementSeq = e < rows.Entitlements.Count ? rows.Entitlements[e].Seq : long.MaxValue;
             var readingSeq = r < rows.ReadingStates.Count ? rows.ReadingStates[r].Seq : long.MaxValue;
+            var collectionSeq = c < rows.Collections.Count ? rows.Collections[c].Seq : long.MaxValue;
             SyncChange change;
             SyncPosition after;
-            if (e < rows.Entitlements.Count && entitlementSeq <= highlightSeq && entitlementSeq <= readingSeq)
+            if (e < rows.Entitlements.Count && entitlementSeq <= highlightSeq && entitlementSeq <= readingSeq && entitlementSeq <= collectionSeq)
             {
                 var (seq, entitlement) = rows.Entitlements[e];
                 change = SyncChange.Of(entitlement);
                 after = next with { EntitlementSeq = seq, EntitlementBook = entitlement.BookNo };
             }
-            else if (r < rows.ReadingStates.Count && readingSeq <= highlightSeq)
+            else if (r < rows.ReadingStates.Count && readingSeq <= highlightSeq && readingSeq <= collectionSeq)
             {
                 var (seq, state) = rows.ReadingStates[r];
                 change = SyncChange.Of(state);
                 after = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
+            }
+            else if (c < rows.Collections.Count && collectionSeq <= highlightSeq)
+            {
+                var (seq, collection) = rows.Collections[c];
+                change = SyncChange.Of(collection);
+                after = next with { CollectionSeq = seq, CollectionId = collection.Id };
             }
             else
             {
@@ -161,6 +168,7 @@ public sealed class DeviceSync(
             {
                 case SyncChange.EntitlementKind: e++; break;
                 case SyncChange.ReadingStateKind: r++; break;
+                case SyncChange.CollectionKind: c++; break;
                 default: h++; break;
             }
 
@@ -168,7 +176,7 @@ public sealed class DeviceSync(
             next = after;
         }
 
-        var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count;
+        var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count;
         if (!hasMore)
         {
             // Caught up: every change numbered up to the committed sequence has been delivered (or
@@ -188,6 +196,11 @@ public sealed class DeviceSync(
             if (rows.CommittedSeq >= next.ReadingSeq)
             {
                 next = next.WithReadingStatesThrough(rows.CommittedSeq);
+            }
+
+            if (rows.CommittedSeq >= next.CollectionSeq)
+            {
+                next = next.WithCollectionsThrough(rows.CommittedSeq);
             }
         }
 

@@ -20,12 +20,13 @@ public interface ISyncStore
 
     /// <summary>
     /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
-    /// changes and up to <paramref name="limit"/> reading state changes after <paramref name="after"/>, each kind in its position order, with the user's change
+    /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after <paramref name="after"/>, each kind in its position order, with the user's change
     /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
     /// The highlights may stop early, by <see cref="Reading.PageBudget.SizeOf(SyncChange)"/>: at least the
     /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
     /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
-    /// within the budget cannot take them all; the ones left out are never needed.
+    /// within the budget cannot take them all; the ones left out are never needed. The collections stop early
+    /// the same way, by their name and books.
     /// </summary>
     Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken);
 
@@ -67,4 +68,10 @@ public sealed record StoredChanges(
 {
     /// <summary>Reading state changes, in (seq, book) order.</summary>
     public IReadOnlyList<(long Seq, ReadingStates.ReadingState State)> ReadingStates { get; init; } = [];
+
+    /// <summary>The purged collection tombstones' highest seq (0 when none), read with the highlights' horizon.</summary>
+    public long PurgedCollectionSeq { get; init; }
+
+    /// <summary>Collection changes (the whole current collection), in (seq, collection id) order.</summary>
+    public IReadOnlyList<(long Seq, Collections.Collection Collection)> Collections { get; init; } = [];
 }

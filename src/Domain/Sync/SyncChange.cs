@@ -4,13 +4,14 @@ namespace Kobo.Sync.Domain.Sync;
 /// One change of a pull. <see cref="Kind"/> is <c>highlight</c> (a tombstone has
 /// <see cref="Deleted"/> true and no content), <c>entitlement</c> (a book the user owns, or no
 /// longer owns when <see cref="Removed"/>) or <c>readingState</c> (the whole current reading state of
-/// a book, in <see cref="ReadingState"/>). Fields of the other kinds are null and left out of JSON.
+/// a book, in <see cref="ReadingState"/>) or <c>collection</c> (the whole current collection, in
+/// <see cref="Collection"/>, with no book number). Fields of the other kinds are null and left out of JSON.
 /// A highlight's <see cref="Location"/> is its Kobo location as sent, absent when it has none.
 /// </summary>
 public sealed record SyncChange(
     string Kind,
     string? Id,
-    string BookNo,
+    string? BookNo,
     string? Key,
     string? Text,
     int? Start,
@@ -29,9 +30,13 @@ public sealed record SyncChange(
     public const string HighlightKind = "highlight";
     public const string EntitlementKind = "entitlement";
     public const string ReadingStateKind = "readingState";
+    public const string CollectionKind = "collection";
 
     /// <summary>A <c>readingState</c> change's state: the same object a device reads with GET; null for the other kinds.</summary>
     public ReadingStates.ReadingState? ReadingState { get; init; }
+
+    /// <summary>A <c>collection</c> change's collection, deleted or not; null for the other kinds.</summary>
+    public Collections.Collection? Collection { get; init; }
 
     public static SyncChange Of(HighlightState h) => new(
         HighlightKind, h.Id.ToString(), h.Id.Book.ToString(), h.Id.Key.Value, h.Text, h.Start, h.Length, h.Color, h.Note,
@@ -48,6 +53,14 @@ public sealed record SyncChange(
         null, null, null, null, null)
     {
         ReadingState = r,
+    };
+
+    /// <summary>A collection as stored now; its id is the change's id.</summary>
+    public static SyncChange Of(Collections.Collection c) => new(
+        CollectionKind, Collections.CollectionValidation.Format(c.Id), null, null, null, null, null, null, null, c.CreatedAt, c.ModifiedAt,
+        c.Deleted, null, null, null, null)
+    {
+        Collection = c,
     };
 }
 

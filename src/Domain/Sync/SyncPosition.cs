@@ -8,10 +8,16 @@ namespace Kobo.Sync.Domain.Sync;
 /// <para><see cref="PagesInSync"/> counts the pages already pulled in the sync this position is in
 /// the middle of (0 once a pull reached the end), so the service can tell how many pages a sync took.</para>
 /// <para>A position from a token issued before reading states were pulled (format "2") has
-/// <see cref="ReadingSeq"/> 0: no reading state seen yet, so the next pull delivers them all.</para>
+/// <see cref="ReadingSeq"/> 0: no reading state seen yet, so the next pull delivers them all. Likewise a
+/// position from a token issued before collections were pulled (formats "2" and "3") has
+/// <see cref="CollectionSeq"/> 0.</para>
 public readonly record struct SyncPosition(
-    long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook, int PagesInSync = 0, long ReadingSeq = 0, long ReadingBook = 0)
+    long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook, int PagesInSync = 0, long ReadingSeq = 0, long ReadingBook = 0,
+    long CollectionSeq = 0, Guid CollectionId = default)
 {
+    /// <summary>Sorts after every collection id (PostgreSQL orders uuids byte by byte).</summary>
+    public static readonly Guid LastCollectionId = new("ffffffff-ffff-ffff-ffff-ffffffffffff");
+
     public static SyncPosition Start { get; } = new(0, string.Empty, 0, 0);
 
     /// <summary>
@@ -27,11 +33,14 @@ public readonly record struct SyncPosition(
     /// <summary>After every reading state change numbered up to <paramref name="seq"/>.</summary>
     public SyncPosition WithReadingStatesThrough(long seq) => this with { ReadingSeq = seq, ReadingBook = long.MaxValue };
 
+    /// <summary>After every collection change numbered up to <paramref name="seq"/>.</summary>
+    public SyncPosition WithCollectionsThrough(long seq) => this with { CollectionSeq = seq, CollectionId = LastCollectionId };
+
     public bool IsStart => this == Start;
 
     /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>
-    public long Seq => Math.Max(Math.Max(HighlightSeq, EntitlementSeq), ReadingSeq);
+    public long Seq => Math.Max(Math.Max(Math.Max(HighlightSeq, EntitlementSeq), ReadingSeq), CollectionSeq);
 
     /// <summary>The lowest of the streams' sequence positions: every change numbered up to it has been delivered.</summary>
-    public long LowestSeq => Math.Min(Math.Min(HighlightSeq, EntitlementSeq), ReadingSeq);
+    public long LowestSeq => Math.Min(Math.Min(Math.Min(HighlightSeq, EntitlementSeq), ReadingSeq), CollectionSeq);
 }

@@ -20,6 +20,18 @@ public sealed record SyncSettings(TimeSpan MaxClockSkew, int MaxDevicesPerUser, 
     /// </summary>
     public const long DefaultMaxHighlightBytesPerUser = 256L * 1024 * 1024;
 
+    /// <summary>1,000 live collections: shelves people keep number in the tens; a bound, not a working size.</summary>
+    public const int DefaultMaxCollectionsPerUser = 1_000;
+
+    /// <summary>5,000 books in one collection: more than most readers' whole libraries.</summary>
+    public const int DefaultMaxBooksPerCollection = 5_000;
+
+    /// <summary>The most live collections one user may hold; a push past it is refused whole.</summary>
+    public int MaxCollectionsPerUser { get; init; } = DefaultMaxCollectionsPerUser;
+
+    /// <summary>The most books one collection may hold; a push past it is refused whole.</summary>
+    public int MaxBooksPerCollection { get; init; } = DefaultMaxBooksPerCollection;
+
     /// <summary>The most live highlights one user may hold; a push past it is refused whole.</summary>
     public long MaxHighlightsPerUser { get; init; } = DefaultMaxHighlightsPerUser;
 

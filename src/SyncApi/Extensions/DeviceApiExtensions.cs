@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
@@ -34,6 +35,7 @@ public static class DeviceApiExtensions
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<DeviceSync>();
         builder.Services.AddSingleton<ReadingStateSync>();
+        builder.Services.AddSingleton<CollectionSync>();
 
         builder.Services.AddExceptionHandler<RequestRejectedProblemHandler>();
         // A body or parameter that cannot be bound throws, so the problem mapper can say what was wrong
@@ -57,6 +59,7 @@ public static class DeviceApiExtensions
             });
             options.AddSchemaTransformer(PushedChangeJson.DescribeSchema);
             options.AddSchemaTransformer(ReadingStatePutJson.DescribeSchema);
+            options.AddSchemaTransformer(PushedCollectionOpJson.DescribeSchema);
         });
         return builder;
     }
@@ -68,6 +71,7 @@ public static class DeviceApiExtensions
         app.MapChangesApi();
         app.MapDevicesApi();
         app.MapReadingStateApi();
+        app.MapCollectionsApi();
         return app;
     }
 }

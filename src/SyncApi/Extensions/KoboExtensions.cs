@@ -46,6 +46,7 @@ public static class KoboExtensions
             .MapKoboLibrary()
             .MapKoboReadingState()
             .MapKoboContent()
+            .MapKoboTags()
             .MapKoboStore()
             .MapKoboAnnotations();
         if (app.Services.GetRequiredService<IOptions<KoboOptions>>().Value.DemoContent == true)

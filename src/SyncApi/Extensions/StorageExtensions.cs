@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
@@ -53,6 +54,9 @@ public static class StorageExtensions
         services.AddSingleton(sp => new PostgresReadingStateStore(
             sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
         services.AddSingleton<IReadingStateStore, ResilientReadingStateStore>();
+        services.AddSingleton(sp => new PostgresCollectionStore(
+            sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
+        services.AddSingleton<ICollectionStore, ResilientCollectionStore>();
         services.AddHostedService<StorageStartup>();
         services.AddSingleton<TombstonePurge>();
         services.TryAddSingleton(TimeProvider.System);

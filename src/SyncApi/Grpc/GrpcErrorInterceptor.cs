@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using Grpc.Core;
 using Grpc.Core.Interceptors;
+using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
@@ -64,6 +65,7 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
         BatchTooLargeException tooLarge => new RpcException(new Status(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}")),
         TooManyRevokedDevicesException tooMany => new RpcException(new Status(StatusCode.FailedPrecondition, tooMany.Message)),
         HighlightQuotaExceededException quota => new RpcException(new Status(StatusCode.FailedPrecondition, quota.Message)),
+        CollectionBoundExceededException bound => new RpcException(new Status(StatusCode.FailedPrecondition, $"{bound.Setting}: {bound.Message}")),
         SyncTokenExpiredException expired => new RpcException(new Status(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}")),
         StorageUnavailableException unavailable => new RpcException(
             new Status(StatusCode.Unavailable, unavailable.Message), Pushback(unavailable.RetryAfter)),

@@ -60,6 +60,12 @@ internal static class SyncGrpcChanges
     {
         foreach (var change in page.Changes)
         {
+            if (change.Collection is { } collection)
+            {
+                changes.Add(new V1.SyncChange { Collection = new CollectionChange { Collection = SyncGrpcCollections.ToMessage(collection) } });
+                continue;
+            }
+
             if (change.ReadingState is { } readingState)
             {
                 changes.Add(new V1.SyncChange { ReadingState = new ReadingStateChange { State = SyncGrpcReadingStates.ToMessage(readingState) } });
@@ -71,7 +77,7 @@ internal static class SyncGrpcChanges
                 {
                     Entitlement = new EntitlementChange
                     {
-                        BookNo = long.Parse(change.BookNo, CultureInfo.InvariantCulture),
+                        BookNo = long.Parse(change.BookNo!, CultureInfo.InvariantCulture),
                         Title = change.Title ?? string.Empty,
                         Author = change.Author ?? string.Empty,
                         Removed = change.Removed ?? false,
@@ -114,7 +120,7 @@ internal static class SyncGrpcChanges
         var highlight = new HighlightChange
         {
             Id = change.Id ?? string.Empty,
-            BookNo = long.Parse(change.BookNo, CultureInfo.InvariantCulture),
+            BookNo = long.Parse(change.BookNo!, CultureInfo.InvariantCulture),
             Key = change.Key ?? string.Empty,
             ModifiedAt = Timestamp.FromDateTimeOffset(change.ModifiedAt),
             Deleted = change.Deleted ?? false,

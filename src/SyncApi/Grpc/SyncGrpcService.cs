@@ -1,5 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
+using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Sync;
@@ -15,14 +16,14 @@ namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
 /// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/>,
-/// <see cref="ReadingStateSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
+/// <see cref="ReadingStateSync"/>, <see cref="CollectionSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
 /// to the contract's messages. A call without a valid token never gets here: the authorization
 /// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
 /// </summary>
 [Authorize]
 internal sealed class SyncGrpcService(
     DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics,
-    ReadingStateSync readingStates, KoboLinkRegistry koboLinks)
+    ReadingStateSync readingStates, KoboLinkRegistry koboLinks, CollectionSync collections)
     : SyncService.SyncServiceBase
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
@@ -151,6 +152,27 @@ internal sealed class SyncGrpcService(
             Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
             SyncGrpcReadingStates.ToDomain(request), context.CancellationToken);
         return SyncGrpcReadingStates.ToMessage(result);
+    }
+
+    public override async Task<ListCollectionsResponse> ListCollections(ListCollectionsRequest request, ServerCallContext context)
+    {
+        var list = await collections.ListAsync(
+            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
+        return SyncGrpcCollections.ToMessage(list);
+    }
+
+    public override async Task<V1.Collection> GetCollection(GetCollectionRequest request, ServerCallContext context)
+    {
+        var collection = await collections.GetAsync(
+            Caller(context), RequestIds.User(request.UserNo), request.CollectionId, context.CancellationToken);
+        return SyncGrpcCollections.ToMessage(collection);
+    }
+
+    public override async Task<PushCollectionChangesResponse> PushCollectionChanges(PushCollectionChangesRequest request, ServerCallContext context)
+    {
+        var result = await collections.PushAsync(
+            Caller(context), RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcCollections.ToDomain).ToArray(), context.CancellationToken);
+        return SyncGrpcCollections.ToMessage(result);
     }
 
     private static DeviceCaller Caller(ServerCallContext context) => DeviceAuthentication.ToCaller(context.GetHttpContext().User);

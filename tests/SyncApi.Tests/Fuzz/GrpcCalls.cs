@@ -153,8 +153,33 @@ internal static class GrpcCalls
                 put.UserNo = u;
                 put.BookNo = b;
                 return ("PutReadingState", (IMessage)put, (string?)null);
+            })),
+            (1, Gen.Select(UserNo, PageSize, Gen.Frequency((4, Gen.Const(string.Empty)), (2, Gen.OneOf(CollectionBodies.Ids)), (2, Text)), (u, p, c) =>
+                ("ListCollections", (IMessage)new ListCollectionsRequest { UserNo = u, PageSize = p, Cursor = c }, (string?)null))),
+            (1, Gen.Select(UserNo, CollectionId, (u, id) => ("GetCollection", (IMessage)new GetCollectionRequest { UserNo = u, CollectionId = id }, (string?)null))),
+            (4, Gen.Select(UserNo, Gen.Frequency((30, CollectionOp.Array[0, 4]), (1, CollectionOp.Array[500, 501])), (u, ops) =>
+            {
+                var request = new PushCollectionChangesRequest { UserNo = u };
+                request.Changes.AddRange(ops);
+                return ("PushCollectionChanges", (IMessage)request, (string?)null);
             })));
     }
+
+    private static Gen<string> CollectionId { get; } = CollectionBodies.Id.Select(t => Encoding.UTF8.GetString(Encoding.UTF8.GetBytes(t)));
+
+    /// <summary>A collection operation with odd ops, ids, names, book numbers and times.</summary>
+    private static Gen<CollectionOp> CollectionOp { get; } = Gen.Select(
+        Gen.Frequency((8, Gen.OneOf("upsert", "delete", "addBooks", "removeBooks")), (1, Text)),
+        CollectionId,
+        Gen.Frequency((4, Gen.String[Gen.Char.AlphaNumeric, 1, 20]), (1, Gen.OneOf(string.Empty, new string('n', 256), new string('n', 257))), (2, Text)),
+        Gen.Frequency((6, BookNo.Array[0, 4]), (1, Gen.Const(Enumerable.Range(1, 5_001).Select(i => (long)i).ToArray()))),
+        ModifiedAt,
+        (op, id, name, books, at) =>
+        {
+            var message = new CollectionOp { Op = op, CollectionId = id, Name = name, ModifiedAt = at };
+            message.BookNos.AddRange(books);
+            return message;
+        });
 
     /// <summary>A put's groups, each present or not, with odd percents (NaN, infinities, out of range), locations, statuses, minutes and times.</summary>
     private static Gen<PutReadingStateRequest> ReadingStatePut { get; } = Gen.Select(

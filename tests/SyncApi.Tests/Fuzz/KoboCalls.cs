@@ -13,8 +13,9 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// mostly (so inputs reach the handlers), then mutated, made-up and odd secrets that must be refused;
 /// initialization, device auth with generated bodies, library sync with real, mutated, foreign and odd
 /// <c>x-kobo-synctoken</c> values, book metadata, archiving and reading states (generated bodies) with
-/// real, foreign and odd UUIDs, covers (real, foreign and odd image ids, sizes and flags) and the content
-/// access call, and store or unknown paths with the device's methods and others (TRACE, OPTIONS, HEAD, PROPFIND, made-up ones).
+/// real, foreign and odd UUIDs, covers (real, foreign and odd image ids, sizes and flags), the content
+/// access call, tags (<see cref="CollectionBodies.KoboTag"/> bodies, shared and odd tag ids), and
+/// store or unknown paths with the device's methods and others (TRACE, OPTIONS, HEAD, PROPFIND, made-up ones).
 /// </summary>
 internal static class KoboCalls
 {
@@ -68,6 +69,7 @@ internal static class KoboCalls
         var displayProfile = Gen.Frequency(
             (4, Gen.OneOf("Android", "Desktop", "")),
             (1, OddText.Any.Select(OddText.Percent)));
+        var tag = Gen.Frequency((6, Gen.OneOf(CollectionBodies.Ids)), (2, CollectionBodies.Id.Select(OddText.Percent)));
         return Gen.Frequency(
             (2, Gen.Select(secret, uuid, coverNumber, coverNumber, greyscale, (s, u, w, h, g) =>
                 Call("KoboCover", HttpMethod.Get, s, world, $"/{u}/{w}/{h}/{g}/image.jpg"))),
@@ -75,6 +77,11 @@ internal static class KoboCalls
                 Call("KoboCover", HttpMethod.Get, s, world, $"/{u}/{sizes}/{g}/image.jpg"))),
             (2, Gen.Select(secret, uuid, displayProfile, (s, u, p) =>
                 Call("KoboContentAccess", HttpMethod.Get, s, world, $"/v1/products/books/{u}/access?DisplayProfile={p}"))),
+            (2, Gen.Select(secret, CollectionBodies.KoboTag, (s, b) => Call("KoboCreateTag", HttpMethod.Post, s, world, "/v1/library/tags", b))),
+            (1, Gen.Select(secret, tag, CollectionBodies.KoboTag, (s, t, b) => Call("KoboRenameTag", HttpMethod.Put, s, world, $"/v1/library/tags/{t}", b))),
+            (1, Gen.Select(secret, tag, (s, t) => Call("KoboDeleteTag", HttpMethod.Delete, s, world, $"/v1/library/tags/{t}"))),
+            (1, Gen.Select(secret, tag, CollectionBodies.KoboTag, (s, t, b) => Call("KoboAddTagItems", HttpMethod.Post, s, world, $"/v1/library/tags/{t}/items", b))),
+            (1, Gen.Select(secret, tag, CollectionBodies.KoboTag, (s, t, b) => Call("KoboRemoveTagItems", HttpMethod.Post, s, world, $"/v1/library/tags/{t}/items/delete", b))),
             (2, Gen.Select(secret, s => Call("KoboInitialization", HttpMethod.Get, s, world, "/v1/initialization"))),
             (2, Gen.Select(secret, body, (s, b) => Call("KoboAuthDevice", HttpMethod.Post, s, world, "/v1/auth/device", b))),
             (5, Gen.Select(secret, token, (s, t) => Call("KoboLibrarySync", HttpMethod.Get, s, world, "/v1/library/sync", token: t))),

@@ -146,6 +146,25 @@ internal static class RestCalls
                 new RestCall("OtherMethod", m, $"/v1/users/{u}/books/{b}/reading-state", a, [], null, null))));
     }
 
+    /// <summary>Collections: the list (odd page sizes and cursors), one collection (odd ids), and pushes with the bodies of <see cref="CollectionBodies"/>.</summary>
+    public static Gen<RestCall> Collections(Gen<FuzzAuth> auth)
+    {
+        var cursor = QueryValue(Gen.Frequency((3, Gen.OneOf(CollectionBodies.Ids)), (1, OddText.Any)));
+        var size = QueryValue(PageSize);
+        var contentType = Gen.Frequency(
+            (20, Gen.Const<string?>("application/json")),
+            (1, Gen.OneOf<string?>(null, "text/plain", "application/json; charset=utf-16", "application/x-www-form-urlencoded")));
+        return Gen.Frequency(
+            (2, Gen.Select(UserSegment, size, cursor, auth, Headers, (u, s, c, a, h) =>
+                Get("ListCollections", $"/v1/users/{u}/collections" + Query(("pageSize", s), ("cursor", c)), a, h))),
+            (2, Gen.Select(UserSegment, CollectionBodies.Id, auth, Headers, (u, id, a, h) =>
+                Get("GetCollection", $"/v1/users/{u}/collections/{OddText.Percent(id)}", a, h))),
+            (5, Gen.Select(UserSegment, CollectionBodies.Any, contentType, auth, (u, body, type, a) =>
+                new RestCall("PushCollectionChanges", HttpMethod.Post, $"/v1/users/{u}/collections/changes", a, [], body, type))),
+            (1, Gen.Select(UserSegment, Gen.OneOf(HttpMethod.Put, HttpMethod.Patch, HttpMethod.Delete), auth, (u, m, a) =>
+                new RestCall("OtherMethod", m, $"/v1/users/{u}/collections/changes", a, [], null, null))));
+    }
+
     /// <summary>The device id as routing hands it over: UTF-8 decoded, but an encoded '/' left as %2F.</summary>
     private static string AsRouted(string device) =>
         Encoding.UTF8.GetString(Encoding.UTF8.GetBytes(device)).Replace("/", "%2F", StringComparison.Ordinal);

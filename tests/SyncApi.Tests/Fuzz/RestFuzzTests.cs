@@ -36,6 +36,10 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
     public Task ReadingAndPuttingReadingStatesWithGeneratedBodiesNeverFailsTheServerAndStoresOnlyWhatItAccepted() =>
         RunAsync("rest-reading-state", RestCalls.ReadingStates(FuzzTokens.For(FuzzedService.User)), 1_500);
 
+    [Fact]
+    public Task ListingReadingAndPushingCollectionsWithGeneratedInputNeverFailsTheServer() =>
+        RunAsync("rest-collections", RestCalls.Collections(FuzzTokens.For(FuzzedService.User)), 1_500);
+
     private async Task RunAsync(string name, Gen<RestCall> calls, int count)
     {
         using var rest = new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = 8, AllowAutoRedirect = false })

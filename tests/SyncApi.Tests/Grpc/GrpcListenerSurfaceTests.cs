@@ -27,7 +27,8 @@ public sealed class GrpcListenerSurfaceTests(SyncGrpcTestHost host) : IClassFixt
             .EnumerateArray().Select(m => m.GetString()).ToList();
         Assert.Equal(
             ["GetUser", "ListUserHighlights", "ListBookHighlights", "PushChanges", "PullChanges", "ListDevices", "RevokeDevice", "WatchChanges",
-             "GetReadingState", "PutReadingState", "ListKoboLinks", "RevokeKoboLink"],
+             "GetReadingState", "PutReadingState", "ListKoboLinks", "RevokeKoboLink",
+             "ListCollections", "GetCollection", "PushCollectionChanges"],
             methods);
     }
 

@@ -85,7 +85,6 @@ public sealed class KoboSessionTests(KoboServiceDatabase db) : IClassFixture<Kob
     [InlineData("GET", "/v1/products/featured/")]
     [InlineData("GET", "/v1/products/3f1c8c7e-2b5a-4d2e-9a51-7b1c0e6d9f10/nextread")]
     [InlineData("POST", "/v1/analytics/event")]
-    [InlineData("POST", "/v1/library/tags")]
     [InlineData("GET", "/v1/no/such/call")]
     [InlineData("PUT", "/anything/at/all")]
     public async Task StoreCallsAndUnknownPathsAnswerAnEmptyObjectAsCalibreWebDoesWithoutItsProxy(string method, string path)

@@ -11,7 +11,8 @@ namespace Kobo.Sync.SyncApi.Apis.Kobo;
 
 /// <summary>
 /// The device's library: <c>GET v1/library/sync</c> (a delta pull of ownership and reading state
-/// changes, <c>NewEntitlement</c> / <c>ChangedEntitlement</c> / <c>ChangedReadingState</c> items in pages of 100, the position in
+/// changes, <c>NewEntitlement</c> / <c>ChangedEntitlement</c> / <c>ChangedReadingState</c> items and the tags
+/// (<c>NewTag</c> / <c>ChangedTag</c> / <c>DeletedTag</c>, <see cref="KoboTags"/>) in pages of 100, the position in
 /// <c>x-kobo-synctoken</c>, <c>x-kobo-sync: continue</c> while more remains), a book's metadata, and
 /// <c>DELETE v1/library/{uuid}</c> (archiving: the user's ownership of the book is removed, as a
 /// removal through any other device would be, and the next sync carries it as a removed entitlement).
@@ -62,6 +63,11 @@ internal static class KoboLibraryApi
                 KoboReadingStates.Write(json, changed.State.Book, changed.State, changed.AcquiredAt);
                 json.WriteEndObject();
                 json.WriteEndObject();
+            }
+
+            foreach (var collection in page.Collections)
+            {
+                KoboTags.WriteSyncItem(json, collection, page.CollectionsSeenThrough);
             }
         });
 

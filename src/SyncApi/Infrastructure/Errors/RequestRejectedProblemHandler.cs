@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
@@ -39,6 +40,7 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             BatchTooLargeException tooLarge => Problem(StatusCodes.Status413PayloadTooLarge, "Batch too large", tooLarge.Message, BatchTooLargeException.Field),
             TooManyRevokedDevicesException tooMany => Problem(StatusCodes.Status409Conflict, "Too many revoked devices", tooMany.Message),
             HighlightQuotaExceededException quota => Problem(StatusCodes.Status409Conflict, "Highlight quota exceeded", quota.Message),
+            CollectionBoundExceededException bound => Bound(bound),
             SyncTokenExpiredException expired => Problem(StatusCodes.Status410Gone, "Sync token expired", expired.Message, SyncTokens.Field),
             BadHttpRequestException { InnerException: System.Text.Json.JsonException json } =>
                 Problem(StatusCodes.Status400BadRequest, "Invalid request", $"The body is not the expected JSON: {json.Message}", BodyField),
@@ -81,6 +83,13 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
         {
             return charset.Value;
         }
+    }
+
+    private static ProblemDetails Bound(CollectionBoundExceededException bound)
+    {
+        var problem = Problem(StatusCodes.Status409Conflict, "Collection bound exceeded", bound.Message);
+        problem.Extensions["setting"] = bound.Setting;
+        return problem;
     }
 
     private static ProblemDetails Unauthorized(HttpContext httpContext, string detail)

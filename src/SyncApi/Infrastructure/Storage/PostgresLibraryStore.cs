@@ -55,6 +55,19 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.Changes)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
+                new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
+                new NpgsqlParameter<int> { TypedValue = limit },
+                // No cut here: the library page measures and cuts tags itself.
+                new NpgsqlParameter<long> { TypedValue = long.MaxValue },
+            },
+        });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
@@ -82,7 +95,16 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             states.Add((reader.GetInt64(0), new LibraryReadingState(state, acquired)));
         }
 
-        return new LibraryChanges(books, states, committed);
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var collections = new List<(long, Domain.Collections.Collection)>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            collections.Add((reader.GetInt64(0), PostgresCollectionStore.ReadView(reader, 1)));
+        }
+
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = reader.GetInt64(0) };
     }
 
     private static async Task<LibraryBook?> ReadBookCoreAsync(NpgsqlDataSource dataSource, UserNo user, BookNo book, CancellationToken cancellationToken)

@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
@@ -10,8 +11,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
 /// that takes the user's change sequence (reading the user's highlight holdings with it), locks and loads
-/// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of five statements (the reading states'
-/// stream is <see cref="ReadingStateQueries.Changes"/>). A transaction that
+/// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of seven statements (the reading states'
+/// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
 /// wrote changes also sends live pull's notification (<see cref="SyncQueries.Notify"/>), in the same round
 /// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
 /// devices are in <c>PostgresSyncStore.Devices.cs</c>.
@@ -114,7 +115,22 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                         new NpgsqlParameter<int> { TypedValue = limit },
                     },
                 },
+                new NpgsqlBatchCommand(CollectionQueries.Changes)
+                {
+                    Parameters =
+                    {
+                        new NpgsqlParameter<long> { TypedValue = user.Value },
+                        new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
+                        new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
+                        new NpgsqlParameter<int> { TypedValue = limit },
+                        new NpgsqlParameter<long> { TypedValue = maxBytes },
+                    },
+                },
                 new NpgsqlBatchCommand(SyncQueries.PurgeHorizon)
+                {
+                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
+                },
+                new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon)
                 {
                     Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
                 },
@@ -165,8 +181,23 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         }
 
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        var collections = new List<(long, Collection)>();
+        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            collections.Add((reader.GetInt64(0), PostgresCollectionStore.ReadView(reader, 1)));
+        }
+
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        return new StoredChanges(highlights, entitlements, committedSeq, reader.GetInt64(0)) { ReadingStates = readingStates };
+        var purgedHighlightSeq = reader.GetInt64(0);
+        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
+        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
+        {
+            ReadingStates = readingStates,
+            Collections = collections,
+            PurgedCollectionSeq = reader.GetInt64(0),
+        };
     }
 
     public async Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken)

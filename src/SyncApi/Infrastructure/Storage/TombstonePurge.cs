@@ -4,14 +4,15 @@ using Npgsql;
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Removes tombstones older than the retention, in batches of short transactions that skip rows
+/// Removes tombstones (deleted highlights and deleted collections) older than the retention, in batches of short transactions that skip rows
 /// locked by device writes. Run by <see cref="TombstonePurgeService"/> (pg_cron is not assumed).
 /// </summary>
 public sealed class TombstonePurge(NpgsqlDataSource dataSource)
 {
-    /// <summary>Deletes expired tombstones batch by batch until a batch comes back short; returns how many.</summary>
-    public Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
-        PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeTombstones, cutoff, batchSize, cancellationToken);
+    /// <summary>Deletes expired tombstones (highlights, then collections) batch by batch until a batch comes back short; returns how many.</summary>
+    public async Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
+        await PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeTombstones, cutoff, batchSize, cancellationToken).ConfigureAwait(false)
+        + await PurgeBatches.RunAsync(dataSource, CollectionQueries.PurgeTombstones, cutoff, batchSize, cancellationToken).ConfigureAwait(false);
 
     /// <summary>One batch, one transaction; returns how many tombstones it deleted.</summary>
     public Task<int> PurgeBatchAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>

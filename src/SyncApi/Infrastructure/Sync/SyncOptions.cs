@@ -38,6 +38,14 @@ public sealed class SyncOptions
     [Range(typeof(long), "1048576", "1099511627776", ErrorMessage = "Sync:MaxHighlightBytesPerUser must be from {1} to {2}.")]
     public long MaxHighlightBytesPerUser { get; set; } = Domain.Sync.SyncSettings.DefaultMaxHighlightBytesPerUser;
 
+    /// <summary>The most live collections one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
+    [Range(1, 100_000, ErrorMessage = "Sync:MaxCollectionsPerUser must be from {1} to {2}.")]
+    public int MaxCollectionsPerUser { get; set; } = Domain.Sync.SyncSettings.DefaultMaxCollectionsPerUser;
+
+    /// <summary>The most books one collection may hold; past it as above.</summary>
+    [Range(1, 100_000, ErrorMessage = "Sync:MaxBooksPerCollection must be from {1} to {2}.")]
+    public int MaxBooksPerCollection { get; set; } = Domain.Sync.SyncSettings.DefaultMaxBooksPerCollection;
+
     /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
     [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]
     public int RevocationRefreshSeconds { get; set; } = 5;

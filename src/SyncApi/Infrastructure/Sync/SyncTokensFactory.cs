@@ -35,6 +35,8 @@ internal static class SyncTokensFactory
         {
             MaxHighlightsPerUser = sync.MaxHighlightsPerUser,
             MaxHighlightBytesPerUser = sync.MaxHighlightBytesPerUser,
+            MaxCollectionsPerUser = sync.MaxCollectionsPerUser,
+            MaxBooksPerCollection = sync.MaxBooksPerCollection,
         };
     }
 }

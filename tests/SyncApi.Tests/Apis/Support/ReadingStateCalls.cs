@@ -43,14 +43,14 @@ public static class ReadingStateCalls
     }
 
     /// <summary>
-    /// The same position as <paramref name="token"/> (a token of the current format, 3) in the format the
+    /// The same position as <paramref name="token"/> (a token of the current format, 4) in the format the
     /// service issued before reading states were pulled (2), signed as it was then.
     /// </summary>
     public static string AsFormatTwo(string token, long user)
     {
         var parts = Encoding.UTF8.GetString(Base64Url.DecodeFromChars(token.AsSpan(0, token.IndexOf('.', StringComparison.Ordinal)))).Split('|');
-        Assert.Equal(("3", 8), (parts[0], parts.Length));
-        var payload = Encoding.UTF8.GetBytes(string.Join('|', "2", parts[1], parts[2], parts[3], parts[4], parts[7]));
+        Assert.Equal(("4", 10), (parts[0], parts.Length));
+        var payload = Encoding.UTF8.GetBytes(string.Join('|', "2", parts[1], parts[2], parts[3], parts[4], parts[9]));
         byte[] message = [.. Encoding.UTF8.GetBytes($"sync-token\n{user}\n"), .. payload];
         var tag = HMACSHA256.HashData(Encoding.UTF8.GetBytes(TestTokens.CursorKey), message);
         return Base64Url.EncodeToString(payload) + "." + Base64Url.EncodeToString(tag.AsSpan(0, 16));
