@@ -38,14 +38,14 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
     {
         var user = caller.User;
         var position = Resolve(user, syncToken);
-        var rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
+        var rows = await store.ReadChangesAsync(user, position, PageSize + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
             ?? throw ResourceNotFoundException.UnknownUser(user);
         if (!position.IsStart && position.CollectionSeq < rows.PurgedCollectionSeq)
         {
             // A collection deleted after this position may have been purged: the device would keep its tag
             // forever. Start over, as for any token that cannot be used.
             position = SyncPosition.Start;
-            rows = await store.ReadChangesAsync(user, position, PageSize + 1, cancellationToken).ConfigureAwait(false)
+            rows = await store.ReadChangesAsync(user, position, PageSize + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
                 ?? throw ResourceNotFoundException.UnknownUser(user);
         }
 

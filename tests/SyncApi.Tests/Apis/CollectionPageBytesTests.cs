@@ -41,6 +41,19 @@ public sealed class CollectionPageBytesTests(SyncServiceDatabase db) : IClassFix
     }
 
     [Fact]
+    public async Task TheLibraryStoreStopsReadingCollectionsPastTheBudgetToo()
+    {
+        // A Kobo e-reader's library sync page: a user at the bounds (1,000 collections of 5,000 books) must
+        // not make every page read 101 whole book lists it cannot send.
+        var (user, _) = await UserWithFullCollectionsAsync(10);
+
+        var rows = await new PostgresLibraryStore(db.DataSource, TestPipelines.Default())
+            .ReadChangesAsync(new UserNo(user), SyncPosition.Start, 11, maxBytes: 2_000, TestTimeout.Token);
+
+        Assert.InRange(rows!.Collections.Count, 2, 9);
+    }
+
+    [Fact]
     public async Task PagesOfLargeCollectionsStayWithinTheBudgetAndDeliverEachOnce()
     {
         var (user, ids) = await UserWithFullCollectionsAsync(40);

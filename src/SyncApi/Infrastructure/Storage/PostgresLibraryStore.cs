@@ -16,10 +16,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// </summary>
 public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePipelines pipelines) : ILibraryStore
 {
-    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken) =>
+    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (dataSource, user, after, limit),
-            static (s, ct) => ReadChangesCoreAsync(s.dataSource, s.user, s.after, s.limit, ct),
+            StoragePipelines.PrimaryRead, (dataSource, user, after, limit, maxBytes),
+            static (s, ct) => ReadChangesCoreAsync(s.dataSource, s.user, s.after, s.limit, s.maxBytes, ct),
             cancellationToken);
 
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
@@ -29,7 +29,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
             cancellationToken);
 
     private static async Task<LibraryChanges?> ReadChangesCoreAsync(
-        NpgsqlDataSource dataSource, UserNo user, SyncPosition after, int limit, CancellationToken cancellationToken)
+        NpgsqlDataSource dataSource, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -63,8 +63,10 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
                 new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
                 new NpgsqlParameter<int> { TypedValue = limit },
-                // No cut here: the library page measures and cuts tags itself.
-                new NpgsqlParameter<long> { TypedValue = long.MaxValue },
+                // Cut as the native pull cuts them: a tag measures more than a native collection change
+                // (LibrarySync.TagOverheadBytes >= PageBudget.ItemOverheadBytes, TagItemBytes >= BytesPerBook),
+                // so the page never needs a collection left out, and large ones past the budget are never read.
+                new NpgsqlParameter<long> { TypedValue = maxBytes },
             },
         });
         batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
