@@ -45,6 +45,9 @@ public sealed class KoboReadingStatePutValidationTests(KoboServiceDatabase db) :
         { Body(statistics: "\"SpentReadingMinutes\":3000000000"), "ReadingStates[0].Statistics.SpentReadingMinutes" },
         { Body(status: "\"Status\":\"Abandoned\""), "ReadingStates[0].StatusInfo.Status" },
         { Body(status: "\"Status\":2"), "ReadingStates[0].StatusInfo.Status" },
+        // Half a surrogate pair: no text can carry it (reading it as a string throws).
+        { Body(status: "\"Status\":\"\\ud800\""), "ReadingStates[0].StatusInfo.Status" },
+        { Body(state: "\"LastModified\":\"2026-05-06T07:08:09Z\\udc00\""), "ReadingStates[0].LastModified" },
         { Body(status: "\"Status\":\"Reading\",\"LastModified\":\"yesterday\""), "ReadingStates[0].StatusInfo.LastModified" },
         { Body(state: "\"LastModified\":12345"), "ReadingStates[0].LastModified" },
         { Body(bookmark: "\"ProgressPercent\":5,\"LastModified\":\"2026-05-06T07:08:09\""), "ReadingStates[0].CurrentBookmark.LastModified" },

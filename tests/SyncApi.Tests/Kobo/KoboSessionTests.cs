@@ -56,6 +56,17 @@ public sealed class KoboSessionTests(KoboServiceDatabase db) : IClassFixture<Kob
     }
 
     [Fact]
+    public async Task AUserKeyNoTextCanCarryIsNotEchoed()
+    {
+        using var kobo = await db.LinkAsync(db.NewUser());
+        using var request = new StringContent("{\"UserKey\":\"key\\ud800\"}", Encoding.UTF8, "application/json");
+
+        var auth = (await kobo.JsonAsync(HttpMethod.Post, "/v1/auth/device", content: request))!.Value;
+
+        Assert.Equal(string.Empty, auth.GetProperty("UserKey").GetString());
+    }
+
+    [Fact]
     public async Task AMalformedDeviceAuthBodyIsA400NotA500()
     {
         using var kobo = await db.LinkAsync(db.NewUser());

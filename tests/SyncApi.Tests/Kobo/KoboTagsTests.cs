@@ -181,6 +181,27 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
     }
 
     [Fact]
+    public async Task LargeTagsArePagedByBytesAndEachArrivesOnce()
+    {
+        // 40 tags of 20 books (about 1.9 KB each as the device reads them) in pages of at most 16 KiB.
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 20);
+        var books = Enumerable.Range(1, 20).Select(b => (long)b).ToArray();
+        var ids = Enumerable.Range(0, 40).Select(_ => Guid.NewGuid()).ToArray();
+        using var phone = db.Device(user);
+        await phone.PushCollectionsAsync(user, [.. ids.SelectMany(id => new[] { Upsert(id, "Shelf", T0), AddBooks(id, T0, books) })]);
+        using var service = db.ServiceWith(new() { ["Paging:MaxPageBytes"] = "16384" });
+        using var kobo = await db.LinkAsync(user, service);
+
+        var (items, _, pages) = await kobo.SyncAsync(null);
+
+        var tags = Tags(items).ToArray();
+        Assert.Equal(ids.Select(i => i.ToString("D")).Order(), tags.Select(t => t.Tag.Str("Id")).Order());
+        Assert.All(tags, t => Assert.Equal(20, t.Tag.GetProperty("Items").GetArrayLength()));
+        Assert.True(pages >= 4, $"{pages} pages: 40 tags of about 1.9 KB do not fit 16 KiB pages in fewer than 4");
+    }
+
+    [Fact]
     public async Task ATagTheKoboCreatedAndAnotherDeviceDeletedIsDeletedOnTheKobo()
     {
         var user = db.NewUser();
@@ -218,6 +239,23 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
         Assert.Empty(Tags(items));
     }
 
+    [Fact]
+    public async Task AnItemWhoseRevisionIdNoTextCanCarryIsSkippedAsAnUnknownBook()
+    {
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 1);
+        using var kobo = await db.LinkAsync(user);
+        var body = "{\"Name\":\"Odd\",\"Items\":[{\"RevisionId\":\"\\ud800\",\"Type\":\"ProductRevisionTagItem\"},"
+            + "{\"RevisionId\":\"" + Uuid(1) + "\",\"Type\":\"ProductRevisionTagItem\"}]}";
+
+        using var content = new StringContent(body, Encoding.UTF8, "application/json");
+        var id = (await kobo.JsonAsync(HttpMethod.Post, "/v1/library/tags", 201, content))!.Value.GetString()!;
+        using var phone = db.Device(user);
+        var collection = await phone.GetCollectionAsync(user, id);
+
+        Assert.Equal(["1"], collection.GetProperty("books").EnumerateArray().Select(b => b.GetString()));
+    }
+
     [Theory]
     [InlineData("POST", "/v1/library/tags", "{\"Items\":[]}")]
     [InlineData("POST", "/v1/library/tags", "{\"Name\":\"\",\"Items\":[]}")]
@@ -226,6 +264,8 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
     [InlineData("POST", "/v1/library/tags", "[1]")]
     [InlineData("POST", "/v1/library/tags", "{\"Name\":")]
     [InlineData("PUT", "/v1/library/tags/{0}", "{\"Name\":7}")]
+    [InlineData("POST", "/v1/library/tags", "{\"Name\":\"\\ud800\",\"Items\":[]}")] // half a surrogate pair
+    [InlineData("PUT", "/v1/library/tags/{0}", "{\"Name\":\"a\\udfff\"}")]
     [InlineData("POST", "/v1/library/tags/{0}/items", "{}")]
     [InlineData("POST", "/v1/library/tags/{0}/items/delete", "{\"Items\":\"x\"}")]
     public async Task AMalformedTagRequestIsA400(string method, string path, string body)

@@ -45,7 +45,7 @@ internal static class KoboAnnotationJson
         var deleted = new List<string?>();
         foreach (var item in Array(body, "deletedAnnotationIds"))
         {
-            deleted.Add(item.ValueKind == JsonValueKind.String ? StringOf(item) : null);
+            deleted.Add(item.ValueKind == JsonValueKind.String ? KoboJson.StringOf(item) : null);
         }
 
         return (updated, deleted);
@@ -116,7 +116,7 @@ internal static class KoboAnnotationJson
                 return null;
             }
 
-            if (value.ValueKind == JsonValueKind.String && StringOf(value) is { } text)
+            if (value.ValueKind == JsonValueKind.String && KoboJson.StringOf(value) is { } text)
             {
                 return text;
             }
@@ -137,19 +137,6 @@ internal static class KoboAnnotationJson
             hasLocation && location.ValueKind == JsonValueKind.Object, malformed);
     }
 
-    /// <summary>The string, or null when it holds half a surrogate pair (an escape such as <c>"\ud800"</c>), which no text can carry.</summary>
-    private static string? StringOf(JsonElement value)
-    {
-        try
-        {
-            return value.GetString();
-        }
-        catch (InvalidOperationException)
-        {
-            return null;
-        }
-    }
-
     private static JsonElement.ArrayEnumerator Array(JsonElement body, string name)
     {
         if (!body.TryGetProperty(name, out var value) || value.ValueKind == JsonValueKind.Null)
@@ -168,7 +155,7 @@ internal static class KoboAnnotationJson
         {
             if (string.Equals(member.Name, name, StringComparison.OrdinalIgnoreCase))
             {
-                return member.Value.ValueKind == JsonValueKind.String ? StringOf(member.Value) : null;
+                return member.Value.ValueKind == JsonValueKind.String ? KoboJson.StringOf(member.Value) : null;
             }
         }
 

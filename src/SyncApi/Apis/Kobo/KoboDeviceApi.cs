@@ -44,7 +44,7 @@ internal static class KoboDeviceApi
                 if (body.RootElement.ValueKind == JsonValueKind.Object
                     && body.RootElement.TryGetProperty("UserKey", out var key) && key.ValueKind == JsonValueKind.String)
                 {
-                    userKey = key.GetString();
+                    userKey = KoboJson.StringOf(key);
                 }
             }
             catch (JsonException error)

@@ -31,6 +31,23 @@ internal static class KoboJson
     /// <summary>An empty object: the answer to a store call this service does not serve.</summary>
     public static IResult Empty() => TypedResults.Text("{}", ContentType);
 
+    /// <summary>
+    /// A JSON string's text, or null when it holds half a surrogate pair (an escape such as
+    /// <c>"\ud800"</c>), which no text can carry: <see cref="JsonElement.GetString"/> throws on it, and a
+    /// device's body must never make the service fail.
+    /// </summary>
+    public static string? StringOf(JsonElement value)
+    {
+        try
+        {
+            return value.GetString();
+        }
+        catch (InvalidOperationException)
+        {
+            return null;
+        }
+    }
+
     /// <summary>UTC, whole seconds, "Z": the form Kobo's own answers use.</summary>
     public static string Timestamp(DateTimeOffset at) =>
         at.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss'Z'", CultureInfo.InvariantCulture);

@@ -235,7 +235,9 @@ internal static class KoboReadingStates
             return null;
         }
 
-        return value.ValueKind == JsonValueKind.String ? value.GetString() : throw Invalid(path + "." + name, "must be a string.");
+        return value.ValueKind == JsonValueKind.String
+            ? KoboJson.StringOf(value) ?? throw Invalid(path + "." + name, "holds half a surrogate pair, which no text can carry.")
+            : throw Invalid(path + "." + name, "must be a string.");
     }
 
     /// <summary>The object's <c>LastModified</c>, checked now so that a refusal names the member it came from; null when absent.</summary>

@@ -146,7 +146,8 @@ internal static class KoboTagsApi
             throw new InvalidRequestException("Name", "The body must carry Name, the tag's name (1 to 256 characters).");
         }
 
-        var text = name.GetString();
+        var text = KoboJson.StringOf(name)
+            ?? throw new InvalidRequestException("Name", "Name holds half a surrogate pair, which no text can carry.");
         if (CollectionValidation.NameProblem(text) is { } problem)
         {
             throw new InvalidRequestException("Name", problem);
@@ -169,7 +170,7 @@ internal static class KoboTagsApi
             if (item.ValueKind == JsonValueKind.Object
                 && item.TryGetProperty("Type", out var type) && type.ValueKind == JsonValueKind.String && type.ValueEquals(KoboTags.ItemType)
                 && item.TryGetProperty("RevisionId", out var revision) && revision.ValueKind == JsonValueKind.String
-                && BookUuid.TryParse(revision.GetString(), out var book))
+                && BookUuid.TryParse(KoboJson.StringOf(revision), out var book))
             {
                 books.Add(book.ToString());
             }
