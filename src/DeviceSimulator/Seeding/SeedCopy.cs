@@ -5,13 +5,14 @@ namespace Kobo.Sync.DeviceSimulator.Seeding;
 
 /// <summary>
 /// Writes one chunk of users (their user, ownership and highlight rows) with three binary COPY
-/// streams on one connection. Rows are generated as they are written, so memory stays flat at any scale.
+/// streams on one connection, inside the caller's transaction. Rows are generated as they are
+/// written, so memory stays flat at any scale.
 /// </summary>
 internal static class SeedCopy
 {
     private const int ProgressEvery = 2_048;
 
-    public static void Books(NpgsqlConnection connection, SeedPlan plan, Action<long> progress, CancellationToken cancellationToken)
+    public static void Books(NpgsqlConnection connection, SeedPlan plan, SeedProgress progress, CancellationToken cancellationToken)
     {
         var random = new Random(plan.Scale.Seed);
         string[] adjectives = ["Silent", "Golden", "Hidden", "Last", "Northern", "Secret", "Winter", "Broken", "Distant", "Little"];
@@ -25,14 +26,14 @@ internal static class SeedCopy
             writer.Write($"The {adjectives[random.Next(adjectives.Length)]} {nouns[random.Next(nouns.Length)]}", NpgsqlDbType.Text);
             writer.Write($"Author {random.Next(1, 20_000)}", NpgsqlDbType.Text);
             writer.Write(languages[random.Next(languages.Length)], NpgsqlDbType.Text);
-            Report(b, progress, cancellationToken);
+            Report(b, SeedTable.Books, progress, cancellationToken);
         }
 
         writer.Complete();
-        progress(plan.Scale.Books % ProgressEvery);
+        progress.Add(SeedTable.Books, plan.Scale.Books % ProgressEvery);
     }
 
-    public static void Users(NpgsqlConnection connection, SeedPlan plan, long firstUser, long lastUser, Action<long> progress, CancellationToken cancellationToken)
+    public static void Users(NpgsqlConnection connection, SeedPlan plan, long firstUser, long lastUser, SeedProgress progress, CancellationToken cancellationToken)
     {
         using (var users = connection.BeginBinaryImport("COPY users (user_no, name, country, created_at) FROM STDIN (FORMAT BINARY)"))
         {
@@ -45,11 +46,11 @@ internal static class SeedCopy
                 users.Write(user.Name, NpgsqlDbType.Text);
                 WriteNullable(users, user.Country);
                 users.Write(user.CreatedAt, NpgsqlDbType.TimestampTz);
-                Report(++written, progress, cancellationToken);
+                Report(++written, SeedTable.Users, progress, cancellationToken);
             }
 
             users.Complete();
-            progress(written % ProgressEvery);
+            progress.Add(SeedTable.Users, written % ProgressEvery);
         }
 
         // Ownerships and highlights in one pass over the users: both COPY streams cannot share a
@@ -81,13 +82,13 @@ internal static class SeedCopy
                         WriteNullable(highlights, h.Note);
                         highlights.Write(h.CreatedAt, NpgsqlDbType.TimestampTz);
                         highlights.Write(h.ModifiedAt, NpgsqlDbType.TimestampTz);
-                        Report(++rows, progress, cancellationToken);
+                        Report(++rows, SeedTable.Highlights, progress, cancellationToken);
                     }
                 }
             }
 
             highlights.Complete();
-            progress(rows % ProgressEvery);
+            progress.Add(SeedTable.Highlights, rows % ProgressEvery);
         }
 
         using var owners = connection.BeginBinaryImport("COPY users_books (user_no, book_no, acquired_at) FROM STDIN (FORMAT BINARY)");
@@ -98,18 +99,18 @@ internal static class SeedCopy
             owners.Write(user, NpgsqlDbType.Bigint);
             owners.Write(book, NpgsqlDbType.Bigint);
             owners.Write(acquiredAt, NpgsqlDbType.TimestampTz);
-            Report(++rows, progress, cancellationToken);
+            Report(++rows, SeedTable.Ownerships, progress, cancellationToken);
         }
 
         owners.Complete();
-        progress(rows % ProgressEvery);
+        progress.Add(SeedTable.Ownerships, rows % ProgressEvery);
     }
 
-    private static void Report(long written, Action<long> progress, CancellationToken cancellationToken)
+    private static void Report(long written, SeedTable table, SeedProgress progress, CancellationToken cancellationToken)
     {
         if (written % ProgressEvery == 0)
         {
-            progress(ProgressEvery);
+            progress.Add(table, ProgressEvery);
             cancellationToken.ThrowIfCancellationRequested();
         }
     }
