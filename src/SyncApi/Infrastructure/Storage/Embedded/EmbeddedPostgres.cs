@@ -181,6 +181,14 @@ public sealed class EmbeddedPostgres : IAsyncDisposable
         {
             arguments.AddRange(["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]);
         }
+        else
+        {
+            // Data that is kept may outgrow memory: the settings shared with the cluster and the scale benchmark.
+            foreach (var (key, value) in LargeDataSettings.Render(LargeDataSettings.MachineMemoryBytes()))
+            {
+                arguments.AddRange(["-c", $"{key}={value}"]);
+            }
+        }
 
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         deadline.CancelAfter(settings.StartTimeout);
