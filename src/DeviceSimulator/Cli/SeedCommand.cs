@@ -32,14 +32,15 @@ internal static class SeedCommand
             {
                 result.AddError("Give exactly one of --users or --scale.");
             }
-
-            if (result.GetValue(chunkUsers) < 1 || result.GetValue(writers) < 1)
-            {
-                result.AddError("--chunk-users and --writers must be at least 1.");
-            }
         });
         command.SetAction(async (parse, cancellationToken) =>
         {
+            if (parse.GetValue(chunkUsers) < 1 || parse.GetValue(writers) < 1)
+            {
+                await Console.Error.WriteLineAsync("error: --chunk-users and --writers must be at least 1.");
+                return 2;
+            }
+
             SeedScale size;
             try
             {

@@ -27,7 +27,7 @@ internal static class SeedReport
         AnsiConsole.Write(table);
         var resumed = result.ResumedChunks > 0 ? $"; resumed after {N(result.ResumedChunks)} committed chunks" : string.Empty;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"seeded {result.Rows:N0} rows in {result.Elapsed.TotalSeconds:F1} s: {result.RowsPerSecond:N0} rows/s overall (COPY {result.LoadTime.TotalSeconds:F1} s, keys, holdings and ANALYZE {result.KeysTime.TotalSeconds:F1} s); seed {plan.Scale.Seed}{resumed}"));
+            $"seeded {result.Rows:N0} rows in {result.Elapsed.TotalSeconds:F1} s: {result.RowsPerSecond:N0} rows/s overall (COPY {result.LoadTime.TotalSeconds:F1} s, keys and ANALYZE {result.KeysTime.TotalSeconds:F1} s); seed {plan.Scale.Seed}{resumed}"));
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"disk: {N(sizes.Sum(s => s.TableBytes + s.IndexBytes))} bytes, {N(Total(sizes) / Math.Max(1, plan.Scale.Users))} per user (all tables)"));
         if (heavy.Count > 0)

@@ -50,7 +50,10 @@ public sealed class SeedProgress(SeedPlan plan)
 
     internal void Committed(int chunk) => ChunkCommitted?.Invoke(chunk);
 
-    /// <summary>Rows per second this run wrote into <paramref name="table"/>.</summary>
+    /// <summary>The rows are written: the rates stop here, before the keys are built.</summary>
+    internal void LoadEnded() => _clock.Stop();
+
+    /// <summary>Rows per second this run wrote into <paramref name="table"/>, over the load (keys excluded).</summary>
     public double Rate(SeedTable table) =>
         (Written(table) - Interlocked.Read(ref _resumed[(int)table])) / Math.Max(_clock.Elapsed.TotalSeconds, 1e-3);
 

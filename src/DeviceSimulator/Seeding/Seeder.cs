@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
 using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Seeding;
@@ -120,6 +119,7 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
 
         await Task.WhenAll(tasks);
         load.Stop();
+        progress.LoadEnded();
 
         var keys = Stopwatch.StartNew();
         await using (var connection = await dataSource.OpenConnectionAsync(cancellationToken))
@@ -129,7 +129,6 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
                 await TableKeys.RestoreAsync(connection, cancellationToken);
             }
 
-            await HoldingsRecount.RunAsync(connection, null, cancellationToken);
             await using (var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection) { CommandTimeout = 0 })
             {
                 await analyze.ExecuteNonQueryAsync(cancellationToken);
