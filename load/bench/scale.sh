@@ -67,7 +67,6 @@ has() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 out=${out:-load/results/scale-$stamp}
-mkdir -p "$out"
 summary="$out/summary.md" steps_tsv="$out/steps.tsv"
 log() { echo "==> $(date -u +%H:%M:%S) $*"; }
 
@@ -106,6 +105,8 @@ if [ $((free + existing)) -lt "$need" ]; then
   echo "refusing: $data_dir has $(gib "$free") free (plus $(gib "$existing") in use there), the run needs about $(gib "$need"). Free some space or choose another --data-dir." >&2
   exit 3
 fi
+
+mkdir -p "$out"
 
 # --- processes ------------------------------------------------------------------------------------
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
