@@ -13,6 +13,11 @@ internal static class SeedReport
 {
     public static void Print(SeedPlan plan, SeedProgress progress, SeedResult result, IReadOnlyList<TableSize> sizes, IReadOnlyList<HeavyUser> heavy, string heaviestPath)
     {
+        if (!AnsiConsole.Profile.Capabilities.Interactive)
+        {
+            AnsiConsole.Profile.Width = 160; // a log file: one line per table and index, not wrapped at 80
+        }
+
         var table = new Table().AddColumns("table", "rows", "rows/s", "table bytes", "index bytes", "bytes per row");
         foreach (var size in sizes)
         {
