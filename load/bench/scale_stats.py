@@ -5,7 +5,7 @@
                                               p95, p99, p99.9, max (ms), generator CPU (% of one core), tab-separated
   scale_stats.py line TSV_LINE CLK_TCK        the same step in words, with CPU and reads per request
   scale_stats.py holds TSV_LINE               exit 0 when the step held the SLA (p99 <= 200 ms, <= 0.1% failed)
-  scale_stats.py cold RESULT_JSON T0 READY METHOD   the cold start in markdown
+  scale_stats.py cold RESULT_JSON T0 FIRST_ANSWER METHOD   the cold start in markdown
   scale_stats.py summary OUT USERS RATES STEP_SECONDS   the whole run in markdown (the benchmark's table shape)
 """
 import glob
@@ -87,25 +87,20 @@ def holds(r):
     return r["syncs"] > 0 and r["p99"] <= SLA_MS and r["failed_pct"] <= SLA_FAILED_PCT
 
 
-def cold(path, t0, ready, method):
+def cold(path, t0, first_answer, method):
     result, s = scenario(path)
     started = result["started"]
     # The run's start (wall clock) against the moment PostgreSQL was started.
     from datetime import datetime
     offset = datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp() - float(t0)
     timeline = s["timeline"]
-    # A sync meant for second s and answered after its latency: the earliest answer is the smallest
-    # s + min latency over the seconds that had an answer (the minimum may be a failure's, rarely).
-    answered = [p["second"] + p["histogram"]["min"] / 1e6 for p in timeline if p["syncs"] > p["failed"]]
-    first = min(answered) if answered else None
     print("## Cold start (user by id over REST, every user once, shuffled)\n")
     print(f"- page cache emptied with: {method}")
-    print(f"- PostgreSQL started, then the service; the simulator's run started {offset:.1f} s after PostgreSQL was started")
-    print(f"- the service answered its readiness check {float(ready):.1f} s after PostgreSQL was started")
-    if first is None:
-        print("- no read was answered")
+    print(f"- PostgreSQL started, then the service at once; the simulator's run started {offset:.1f} s after PostgreSQL was started")
+    if first_answer == "none":
+        print("- first answer: none within the probe's 60 s")
     else:
-        print(f"- first answer: {offset + first:.1f} s after PostgreSQL was started ({first:.1f} s into the run)")
+        print(f"- first answer: {float(first_answer):.2f} s after PostgreSQL was started (GET /v1/users/N for the last user N, with its token, polled every 50 ms)")
     print(f"- rate {s['steps'][0]['rate']:g}/s from the run's first second; {s['syncs']} reads, {s['failed']} failed\n")
     print("| first | reads | within 200 ms | p99 | max |")
     print("|---|---|---|---|---|")
