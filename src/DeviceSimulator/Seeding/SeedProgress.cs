@@ -57,7 +57,7 @@ public sealed class SeedProgress(SeedPlan plan)
     public double Rate(SeedTable table) =>
         (Written(table) - Interlocked.Read(ref _resumed[(int)table])) / Math.Max(_clock.Elapsed.TotalSeconds, 1e-3);
 
-    /// <summary>One line: every table's rows, %, rows/s, and the whole seed's ETA.</summary>
+    /// <summary>One line: every table's rows, %, rows/s and ETA, and the whole seed's % and ETA.</summary>
     public string Line()
     {
         var line = new StringBuilder();
@@ -68,8 +68,10 @@ public sealed class SeedProgress(SeedPlan plan)
             written += done;
             resumed += Interlocked.Read(ref _resumed[(int)table]);
             total += Total(table);
+            var tableRate = Rate(table);
+            var tableEta = tableRate > 0 ? TimeSpan.FromSeconds(Math.Max(0, Total(table) - done) / tableRate) : TimeSpan.Zero;
             line.Append(CultureInfo.InvariantCulture,
-                $"{Name(table)} {done:N0}/{Total(table):N0} ({Percent(done, Total(table)):F0}%, {Rate(table):N0}/s)  ");
+                $"{Name(table)} {done:N0}/{Total(table):N0} ({Percent(done, Total(table)):F0}%, {tableRate:N0}/s, ETA {tableEta:hh\\:mm\\:ss})  ");
         }
 
         var rate = (written - resumed) / Math.Max(_clock.Elapsed.TotalSeconds, 1e-3);
