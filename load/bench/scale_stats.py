@@ -55,6 +55,10 @@ def scenario(path):
 
 
 def step(path):
+    if not os.path.exists(path):  # the run did not end in its time: nothing answered in time counts
+        rate = os.path.basename(os.path.dirname(path)).rsplit("-", 1)[-1]
+        print("\t".join([rate, "0", "100.000", "0.000", "0", "0", "0", "0", "0"]))
+        return
     result, s = scenario(path)
     latency = s["latency"]
     rate = s["steps"][0]["rate"] if s.get("steps") else s["throughputPerSecond"]
