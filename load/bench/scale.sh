@@ -14,7 +14,8 @@
 #    embedded server and the local cluster use (deploy/postgres/settings.sh renders the one file).
 # 3. growth: for each size up to --users, seeds it (the simulator's seed: resumable, DATA_DIR/seed-*.log)
 #    and steps the three reads over REST up to the SLA; one row per size: rate at SLA, p99, service CPU
-#    per request, PostgreSQL CPU, buffer misses (blks_read) and disk reads (/proc/diskstats) per request.
+#    per request, PostgreSQL CPU (/proc/<pid>/stat sampled every 0.25 s, over the run's load window),
+#    buffer misses (blks_read) and disk reads (/proc/diskstats) per request.
 # 4. reads: at --users, the three reads over REST, gRPC and against the raw database (the simulator's
 #    PostgreSQL mode), each stepped through --rates at constant rate (uniform arrivals, latency from the
 #    intended start) until the 200 ms SLA breaks (p99 above 200 ms or more than 0.1% failed): per step the
@@ -122,7 +123,7 @@ mapfile -t pg_settings < <(postgres_large_data_args 1)
 npg="" pg="" data_users=0
 key=bench-signing-key-that-is-at-least-32-bytes
 export KOBO_SIM_SIGNING_KEY=$key
-service="" runner=""
+service="" runner="" sampler=""
 
 pg_start() {
   "${as_pg[@]}" "$bin/pg_ctl" -D "$pgdata" -l "$data_dir/pg-run/postgres.log" -w -t 600 \
@@ -149,6 +150,7 @@ service_stop() { [ -z "$service" ] || { kill "$service" 2>/dev/null || true; wai
 service_process() { pgrep -P "$service" | head -1; } # the service itself, under timeout
 cleanup() {
   [ -z "$runner" ] || kill "$runner" 2>/dev/null || true
+  [ -z "$sampler" ] || kill "$sampler" 2>/dev/null || true
   service_stop
   pg_stop
 }
@@ -184,6 +186,13 @@ pg_ticks() { # postmaster + live children + reaped children
   total=$(( $(ticks_of "$pm") + $(awk '{print $16 + $17}' "/proc/$pm/stat") ))
   for pid in $(pgrep -P "$pm"); do total=$(( total + $(ticks_of "$pid") )); done
   echo "$total"
+}
+# FILE: every 0.25 s "epoch service_ticks postgres_ticks", until stopped; the CPU of a step is read over
+# the run's load window only (its start, warm-up and connection set-up left out).
+cpu_sampler() {
+  local svc
+  svc=$(service_process)
+  while :; do echo "$(date +%s.%N) $(ticks_of "$svc") $(pg_ticks)"; sleep 0.25; done >"$1"
 }
 blks_read() { psql "$pg" -qXAtc "SELECT blks_read FROM pg_stat_database WHERE datname = current_database()"; }
 disk_device() { # the block device under the data directory, as /proc/diskstats names it
@@ -260,13 +269,18 @@ sla_search() {
       for rate in ${rates//,/ }; do
         name="$size-$read-$transport-$rate"
         profile "$name" "$read" "$transport" "$rate" "$step_seconds" "$user_offset"
-        before_svc=$(ticks_of "$(service_process)") before_pg=$(pg_ticks) before_blks=$(blks_read) before_disk=$(disk_read_bytes)
+        before_blks=$(blks_read) before_disk=$(disk_read_bytes)
+        cpu_sampler "$out/$name.cpu" &
+        sampler=$!
         run "$name"
+        kill "$sampler" 2>/dev/null || true
+        wait "$sampler" 2>/dev/null || true
+        sampler=""
         line=$(stats "$name")
         syncs=$(echo "$line" | cut -f2)
         [ "$read" != user-by-id ] || user_offset=$((user_offset + syncs + 5))
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$read" "$transport" "$line" \
-          "$(( $(ticks_of "$(service_process)") - before_svc ))" "$(( $(pg_ticks) - before_pg ))" \
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$read" "$transport" "$line" \
+          "$(python3 load/bench/scale_stats.py window "$out/$name/result.json" "$out/$name.cpu")" \
           "$(( $(blks_read) - before_blks ))" "$(( $(disk_read_bytes) - before_disk ))" >>"$steps_tsv"
         echo "    $read over $transport at $rate/s: $(python3 load/bench/scale_stats.py line "$(tail -1 "$steps_tsv")" "$tick")"
         python3 load/bench/scale_stats.py holds "$(tail -1 "$steps_tsv")" || break

@@ -4,6 +4,7 @@
   scale_stats.py step RESULT_JSON             one run's only scenario: rate, syncs, failed %, within 200 ms %,
                                               p95, p99, p99.9, max (ms), generator CPU (% of one core), tab-separated
   scale_stats.py line TSV_LINE CLK_TCK        the same step in words, with CPU and reads per request
+  scale_stats.py window RESULT_JSON CPU_SAMPLES   service and PostgreSQL CPU ticks over the run's load window
   scale_stats.py holds TSV_LINE               exit 0 when the step held the SLA (p99 <= 200 ms, <= 0.1% failed)
   scale_stats.py cold RESULT_JSON T0 FIRST_ANSWER METHOD   the cold start in markdown
   scale_stats.py summary OUT USERS RATES STEP_SECONDS   the whole run in markdown (the benchmark's table shape)
@@ -67,6 +68,36 @@ def step(path):
     print("\t".join(str(v) for v in [
         f"{rate:g}", s["syncs"], f"{failed_pct:.3f}", f"{within(s['histogram'], s['failed']):.3f}",
         f"{latency['p95']:.2f}", f"{latency['p99']:.2f}", f"{latency['p999']:.2f}", f"{latency['max']:.2f}", f"{cpu:.0f}"]))
+
+
+def window(path, cpu_path):
+    """Service and PostgreSQL CPU ticks over a run's load window (from its start for its duration),
+    interpolated between the sampler's readings; the whole sampled span when the run left no result."""
+    samples = []
+    for line in open(cpu_path):
+        parts = line.split()
+        if len(parts) == 3:
+            samples.append(tuple(float(p) for p in parts))
+    if len(samples) < 2:
+        print("0\t0")
+        return
+    if os.path.exists(path):
+        from datetime import datetime
+        result = json.load(open(path))
+        start = datetime.fromisoformat(result["started"].replace("Z", "+00:00")).timestamp()
+        end = start + result["durationSeconds"]
+    else:
+        start, end = samples[0][0], samples[-1][0]
+
+    def at(t, column):
+        if t <= samples[0][0]:
+            return samples[0][column]
+        for (t0, *a), (t1, *b) in zip(samples, samples[1:]):
+            if t0 <= t <= t1:
+                return a[column - 1] + (b[column - 1] - a[column - 1]) * (t - t0) / max(t1 - t0, 1e-9)
+        return samples[-1][column]
+
+    print(f"{at(end, 1) - at(start, 1):.1f}\t{at(end, 2) - at(start, 2):.1f}")
 
 
 def row(line):
@@ -188,6 +219,8 @@ if __name__ == "__main__":
         step(sys.argv[2])
     elif command == "line":
         print(describe(row(sys.argv[2]), float(sys.argv[3])))
+    elif command == "window":
+        window(sys.argv[2], sys.argv[3])
     elif command == "holds":
         sys.exit(0 if holds(row(sys.argv[2])) else 1)
     elif command == "cold":
