@@ -313,7 +313,8 @@ if has reads; then
   has growth || user_offset=0
   log "reads: $users users over REST, gRPC and the raw database, stepped through $rates/s"
   fronts=rest,grpc,postgres
-  has growth && fronts=grpc,postgres # REST at this size was stepped by the growth run
+  # REST at this size was stepped by the growth run when the size was in its list.
+  if awk -F'\t' -v n="$users" '$1 == n && $3 == "rest" { found = 1 } END { exit !found }' "$steps_tsv"; then fronts=grpc,postgres; fi
   sla_search "$users" "$fronts"
 fi
 
