@@ -45,8 +45,24 @@ public sealed class EmbeddedPostgresTests : IDisposable
         Assert.Equal("1.1", await ScalarAsync<string>(server.ConnectionString, "SELECT current_setting('random_page_cost')"));
         foreach (var (key, _) in expected)
         {
-            Assert.Equal($"{key}: command line", await ScalarAsync<string>(server.ConnectionString, $"SELECT name || ': ' || source FROM pg_settings WHERE name = '{key}'"));
+            Assert.Equal($"{key}: {LargeDataSettings.FileName}", await ScalarAsync<string>(
+                server.ConnectionString, $"SELECT name || ': ' || regexp_replace(coalesce(sourcefile, source), '^.*/', '') FROM pg_settings WHERE name = '{key}'"));
         }
+    }
+
+    [Fact]
+    public async Task AnOperatorsAlterSystemOverridesALargeDataSettingAcrossRestarts()
+    {
+        var settings = NewSettings() with { ThrowAway = false };
+        await using (var first = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token))
+        {
+            await ExecuteAsync(first.ConnectionString, "ALTER SYSTEM SET random_page_cost = 2.5");
+        }
+
+        await using var second = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token);
+
+        Assert.Equal("2.5", await ScalarAsync<string>(second.ConnectionString, "SELECT current_setting('random_page_cost')"));
+        Assert.Equal(1, File.ReadLines(Path.Combine(settings.DataDirectory, "postgresql.conf")).Count(l => l.Contains(LargeDataSettings.FileName, StringComparison.Ordinal)));
     }
 
     [Fact]

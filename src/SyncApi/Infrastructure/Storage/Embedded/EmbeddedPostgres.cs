@@ -184,10 +184,7 @@ public sealed class EmbeddedPostgres : IAsyncDisposable
         else
         {
             // Data that is kept may outgrow memory: the settings shared with the cluster and the scale benchmark.
-            foreach (var (key, value) in LargeDataSettings.Render(LargeDataSettings.MachineMemoryBytes()))
-            {
-                arguments.AddRange(["-c", $"{key}={value}"]);
-            }
+            LargeDataSettings.Install(dataDirectory, LargeDataSettings.MachineMemoryBytes());
         }
 
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);

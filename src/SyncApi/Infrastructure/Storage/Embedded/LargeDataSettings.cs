@@ -5,7 +5,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 
 /// <summary>
 /// The server settings for data larger than memory (<c>large-data.conf</c> beside this file, built in
-/// as a resource): the embedded server starts with them, and the local cluster and the scale
+/// as a resource): the embedded server starts with them (<see cref="Install"/>), and the local cluster and the scale
 /// benchmark render the same file (<c>deploy/postgres/settings.sh</c>), so the three never drift.
 /// A memory value written as a percentage is that share of the machine's memory divided by the
 /// servers sharing it, in whole megabytes.
@@ -52,6 +52,30 @@ public static class LargeDataSettings
         }
 
         return settings;
+    }
+
+    /// <summary>The file the embedded server reads the settings from, in its data directory.</summary>
+    public const string FileName = "kobo-sync-large-data.conf";
+
+    /// <summary>
+    /// Writes the settings into <paramref name="dataDirectory"/> (rendered again at every start, as the
+    /// memory may have changed) and includes them at the end of its <c>postgresql.conf</c>, once. From
+    /// the configuration files rather than the command line, so that an operator's
+    /// <c>ALTER SYSTEM SET</c> (postgresql.auto.conf, read after them) still overrides any of them.
+    /// </summary>
+    public static void Install(string dataDirectory, long memoryBytes)
+    {
+        var lines = Render(memoryBytes).Select(s => $"{s.Key} = '{s.Value}'");
+        File.WriteAllText(
+            Path.Combine(dataDirectory, FileName),
+            "# Written by Kobo.Sync at every start of its embedded server (large-data.conf); ALTER SYSTEM overrides any of these.\n"
+            + string.Join('\n', lines) + "\n");
+        var conf = Path.Combine(dataDirectory, "postgresql.conf");
+        var include = $"include_if_exists = '{FileName}'";
+        if (!File.ReadLines(conf).Any(line => line.Trim() == include))
+        {
+            File.AppendAllText(conf, $"\n# Kobo.Sync: the settings for data larger than memory.\n{include}\n");
+        }
     }
 
     /// <summary>The machine's memory as the kernel reports it (<c>MemTotal</c>), as the shell renderer reads it.</summary>
