@@ -27,6 +27,8 @@ NODES=(node1 node2 node3)
 DATABASE=kobo_sync
 APP_USER=kobo
 HERE="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=../postgres/settings.sh
+source "$HERE/../postgres/settings.sh"
 
 say() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
@@ -91,6 +93,10 @@ prepare() {
   secret app >/dev/null
   bin="$(bin_dir)"
   [ -n "$bin" ] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
+  # The settings for data larger than memory, the embedded server's own, for one of three servers on this machine.
+  local large_data key value
+  large_data="$(postgres_large_data_settings "${#NODES[@]}" | while IFS='=' read -r key value; do printf '    %s: "%s"\n' "$key" "$value"; done)"
+  large_data+=$'\n'
   for node in "${NODES[@]}"; do
     local nd="$DIR/$node"
     mkdir -p "$nd/log"
@@ -99,7 +105,8 @@ prepare() {
         -e "s|@@NODE_DIR@@|$nd|g" -e "s|@@BIN_DIR@@|$bin|g" \
         -e "s|@@SUPERUSER@@|$superuser|g" -e "s|@@SUPERUSER_PASSWORD@@|$su_pw|g" \
         -e "s|@@REPLICATION_USER@@|replicator|g" -e "s|@@REPLICATION_PASSWORD@@|$rep_pw|g" \
-        "$HERE/patroni.yml.template" >"$nd/patroni.yml"
+        "$HERE/patroni.yml.template" |
+      awk -v settings="$large_data" '$1 == "@@LARGE_DATA_SETTINGS@@" { printf "%s", settings; next } { print }' >"$nd/patroni.yml"
     chmod 600 "$nd/patroni.yml"
   done
   if [ "$(id -u)" -eq 0 ]; then

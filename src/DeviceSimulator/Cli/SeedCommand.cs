@@ -1,9 +1,7 @@
 using System.CommandLine;
-using System.Diagnostics;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Seeding;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Spectre.Console;
 
 namespace Kobo.Sync.DeviceSimulator.Cli;
 
@@ -12,7 +10,7 @@ internal static class SeedCommand
 {
     public static Command Create()
     {
-        var connection = new Option<string>("--connection") { Description = "Npgsql connection string of the target database.", Required = true };
+        var connection = new Option<string?>("--connection") { Description = "Npgsql connection string of the target database (required unless --plan-only)." };
         var users = new Option<int?>("--users") { Description = "Number of users (the rest of the data set scales with it)." };
         var scale = new Option<double?>("--scale") { Description = "Fraction of the published data set (69.38 M users), e.g. 0.002." };
         var seed = new Option<int>("--seed") { Description = "Seed: the same seed and size give the same data set.", DefaultValueFactory = _ => 20_211 };
@@ -20,10 +18,14 @@ internal static class SeedCommand
         var truncate = new Option<bool>("--truncate") { Description = "Replace the users, books, ownerships and highlights already there." };
         var heaviest = new Option<string>("--heaviest-out") { Description = "Where to write the heaviest-users list.", DefaultValueFactory = _ => "heaviest-users.tsv" };
         var top = new Option<int>("--top") { Description = "How many of the heaviest users to list.", DefaultValueFactory = _ => 100_000 };
+        var chunkUsers = new Option<int>("--chunk-users") { Description = "Users per committed chunk: an interrupted seed resumes after the last committed chunk.", DefaultValueFactory = _ => SeedOptions.DefaultChunkUsers };
+        var keysDuringLoad = new Option<bool>("--keys-during-load") { Description = "Keep the keys and indexes while loading instead of building them after (slower; to measure the difference)." };
+        var planOnly = new Option<bool>("--plan-only") { Description = "Print the rows each table would get (users, books, ownerships, highlights) and stop: nothing is written." };
+        var reportOut = new Option<string?>("--report-out") { Description = "Also write the end report (rows/s and disk bytes per table, index and document) as JSON to this file." };
 
         var command = new Command("seed", "Seed users, books, ownerships and highlights with the production long tail, deterministically.")
         {
-            connection, users, scale, seed, writers, truncate, heaviest, top,
+            connection, users, scale, seed, writers, truncate, heaviest, top, chunkUsers, keysDuringLoad, planOnly, reportOut,
         };
         command.Validators.Add(result =>
         {
@@ -34,6 +36,12 @@ internal static class SeedCommand
         });
         command.SetAction(async (parse, cancellationToken) =>
         {
+            if (parse.GetValue(chunkUsers) < 1 || parse.GetValue(writers) < 1)
+            {
+                await Console.Error.WriteLineAsync("error: --chunk-users and --writers must be at least 1.");
+                return 2;
+            }
+
             SeedScale size;
             try
             {
@@ -47,14 +55,40 @@ internal static class SeedCommand
             }
 
             var plan = SeedPlan.Create(size);
+            if (parse.GetValue(planOnly))
+            {
+                Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"users={plan.Scale.Users} books={plan.Scale.Books} users_books={plan.TotalOwnerships} highlights={plan.TotalHighlights}"));
+                return 0;
+            }
+
+            if (string.IsNullOrEmpty(parse.GetValue(connection)))
+            {
+                await Console.Error.WriteLineAsync("error: --connection is required.");
+                return 2;
+            }
+
             await using var dataSource = StorageDataSource.Create(parse.GetValue(connection)!);
             try
             {
-                var result = await RunWithProgressAsync(
-                    plan, (progress, ct) => new Seeder(dataSource).SeedAsync(plan, parse.GetValue(writers), parse.GetValue(truncate), progress, ct), cancellationToken);
+                var options = new SeedOptions
+                {
+                    Writers = parse.GetValue(writers), Truncate = parse.GetValue(truncate),
+                    ChunkUsers = parse.GetValue(chunkUsers), KeysDuringLoad = parse.GetValue(keysDuringLoad),
+                };
+                var progress = new SeedProgress(plan);
+                var result = await LiveProgress.TrackAsync(
+                    new Seeder(dataSource).SeedAsync(plan, options, progress, cancellationToken), "rows", plan.TotalRows,
+                    () => (SeedTables.Sum(progress.Written), progress.Line()), TimeSpan.FromSeconds(5));
+                var sizes = await SeedSizes.MeasureAsync(dataSource, t => RowsOf(result, t), cancellationToken);
                 var heavy = HeaviestUsersFile.Select(plan, parse.GetValue(top));
                 HeaviestUsersFile.Write(parse.GetValue(heaviest)!, plan, heavy);
-                PrintSummary(plan, result, heavy, parse.GetValue(heaviest)!);
+                SeedReport.Print(plan, progress, result, sizes, heavy, parse.GetValue(heaviest)!);
+                if (parse.GetValue(reportOut) is { } path)
+                {
+                    SeedReport.WriteJson(path, plan, progress, result, sizes);
+                }
+
                 return 0;
             }
             catch (SeedRefusedException exception)
@@ -66,45 +100,13 @@ internal static class SeedCommand
         return command;
     }
 
-    private static Task<SeedResult> RunWithProgressAsync(
-        SeedPlan plan, Func<Action<long>, CancellationToken, Task<SeedResult>> seed, CancellationToken cancellationToken)
-    {
-        long written = 0;
-        var clock = Stopwatch.StartNew();
-        var run = seed(rows => Interlocked.Add(ref written, rows), cancellationToken);
-        return LiveProgress.TrackAsync(
-            run, "rows", plan.TotalRows,
-            () =>
-            {
-                var rows = Interlocked.Read(ref written);
-                return (rows, ProgressLine(rows, plan.TotalRows, clock.Elapsed));
-            },
-            TimeSpan.FromSeconds(2));
-    }
+    private static readonly SeedTable[] SeedTables = Enum.GetValues<SeedTable>();
 
-    internal static string ProgressLine(long rows, long total, TimeSpan elapsed)
+    private static long RowsOf(SeedResult result, string table) => table switch
     {
-        var rate = rows / Math.Max(elapsed.TotalSeconds, 1e-3);
-        var eta = rate > 0 ? TimeSpan.FromSeconds(Math.Max(0, total - rows) / rate) : TimeSpan.Zero;
-        return string.Create(CultureInfo.InvariantCulture,
-            $"{rows:N0}/{total:N0} rows, {rate:N0} rows/s, ETA {eta:hh\\:mm\\:ss}{(rows >= total ? " (building keys)" : string.Empty)}");
-    }
-
-    private static void PrintSummary(SeedPlan plan, SeedResult result, IReadOnlyList<HeavyUser> heavy, string heaviestPath)
-    {
-        var table = new Table().AddColumns("table", "rows");
-        table.AddRow("users", result.Users.ToString("N0", CultureInfo.InvariantCulture));
-        table.AddRow("books", result.Books.ToString("N0", CultureInfo.InvariantCulture));
-        table.AddRow("users_books", result.Ownerships.ToString("N0", CultureInfo.InvariantCulture));
-        table.AddRow("highlights", result.Highlights.ToString("N0", CultureInfo.InvariantCulture));
-        AnsiConsole.Write(table);
-        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"seeded {result.Rows:N0} rows in {result.Elapsed.TotalSeconds:F1} s: {result.RowsPerSecond:N0} rows/s overall "
-            + $"(COPY {result.LoadTime.TotalSeconds:F1} s at {result.Rows / Math.Max(result.LoadTime.TotalSeconds, 1e-9):N0} rows/s, keys and ANALYZE {result.KeysTime.TotalSeconds:F1} s); seed {plan.Scale.Seed}"));
-        if (heavy.Count > 0)
-        {
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"heaviest user {heavy[0].UserNo} holds {heavy[0].Highlights:N0} highlights; {heavy.Count:N0} heaviest users listed in {heaviestPath}"));
-        }
-    }
+        "users" => result.Users,
+        "books" => result.Books,
+        "users_books" => result.Ownerships,
+        _ => result.Highlights,
+    };
 }

@@ -29,7 +29,7 @@ public static class SimulationRun
         LoadProfile profile, RunSettings settings, Action<LoadEngine>? started, CancellationToken cancellationToken)
     {
         var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
-        var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users);
+        var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users, profile.UserOrder, profile.UserOffset);
         var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
         await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed);
 

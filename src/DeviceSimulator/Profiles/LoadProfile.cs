@@ -1,5 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Kobo.Sync.DeviceSimulator.Scenarios;
 
 namespace Kobo.Sync.DeviceSimulator.Profiles;
 
@@ -32,6 +33,15 @@ public sealed record LoadProfile
     /// code paths compiled, so the first measured second is not the simulator's own cold start.
     /// </summary>
     public int WarmUpSyncs { get; init; } = 5;
+
+    /// <summary>
+    /// The order user-by-id reads the users in: <c>in-order</c> (1, 2, 3, ...) or <c>shuffled</c>
+    /// (every user once too, neighbours far apart, so on data larger than memory most reads miss the cache).
+    /// </summary>
+    public UserOrder UserOrder { get; init; } = UserOrder.InOrder;
+
+    /// <summary>Where in its walk user-by-id starts: a run that follows another passes the reads already made, so no user is read twice.</summary>
+    public long UserOffset { get; init; }
 
     public DeviceBehaviour Device { get; init; } = new();
 
@@ -74,6 +84,11 @@ public sealed record LoadProfile
         if (Devices < 1)
         {
             yield return "devices must be at least 1";
+        }
+
+        if (UserOffset < 0)
+        {
+            yield return "userOffset must be at least 0";
         }
 
         if (WarmUpSyncs < 0)

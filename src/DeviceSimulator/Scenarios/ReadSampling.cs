@@ -6,10 +6,14 @@ namespace Kobo.Sync.DeviceSimulator.Scenarios;
 /// <summary>
 /// The benchmark's sampling: the highlight reads draw a user at random from the heaviest users (the
 /// seed's list, 100,000 or all when fewer) and one of that user's books; user-by-id walks every user
-/// once, in order, each shard over its own devices and so its own users.
+/// once (in order, or shuffled so most reads miss the cache: <see cref="UserWalk"/>), each shard over
+/// its own devices and so its own users; a walk can start <c>userOffset</c> users in, so a run that
+/// follows another reads the users the first did not.
 /// </summary>
-public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> heaviest, long users)
+public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> heaviest, long users, UserOrder order = UserOrder.InOrder, long userOffset = 0)
 {
+    private readonly UserWalk _walk = new(Math.Max(1, users), order, fleet.Seed);
+
     public DeviceFleet Fleet => fleet;
 
     /// <summary>Users in the data set.</summary>
@@ -26,6 +30,6 @@ public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> hea
 
     public long BookOf(SimulatedDevice device, HeavyUser user) => user.Books[device.Pick(user.Books.Count, salt: 1)];
 
-    /// <summary>The user of a device that reads users in order: device number modulo the user count.</summary>
-    public long UserOf(SimulatedDevice device) => (device.Number % users) + 1;
+    /// <summary>The user of a device that reads users in turn: the walk's user at the device number (plus the offset).</summary>
+    public long UserOf(SimulatedDevice device) => _walk.UserAt(device.Number + userOffset);
 }

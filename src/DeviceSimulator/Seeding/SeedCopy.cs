@@ -1,3 +1,4 @@
+using System.Text;
 using Npgsql;
 using NpgsqlTypes;
 
@@ -5,13 +6,14 @@ namespace Kobo.Sync.DeviceSimulator.Seeding;
 
 /// <summary>
 /// Writes one chunk of users (their user, ownership and highlight rows) with three binary COPY
-/// streams on one connection. Rows are generated as they are written, so memory stays flat at any scale.
+/// streams on one connection, inside the caller's transaction. Rows are generated as they are
+/// written, so memory stays flat at any scale.
 /// </summary>
 internal static class SeedCopy
 {
     private const int ProgressEvery = 2_048;
 
-    public static void Books(NpgsqlConnection connection, SeedPlan plan, Action<long> progress, CancellationToken cancellationToken)
+    public static void Books(NpgsqlConnection connection, SeedPlan plan, SeedProgress progress, CancellationToken cancellationToken)
     {
         var random = new Random(plan.Scale.Seed);
         string[] adjectives = ["Silent", "Golden", "Hidden", "Last", "Northern", "Secret", "Winter", "Broken", "Distant", "Little"];
@@ -25,36 +27,19 @@ internal static class SeedCopy
             writer.Write($"The {adjectives[random.Next(adjectives.Length)]} {nouns[random.Next(nouns.Length)]}", NpgsqlDbType.Text);
             writer.Write($"Author {random.Next(1, 20_000)}", NpgsqlDbType.Text);
             writer.Write(languages[random.Next(languages.Length)], NpgsqlDbType.Text);
-            Report(b, progress, cancellationToken);
+            Report(b, SeedTable.Books, progress, cancellationToken);
         }
 
         writer.Complete();
-        progress(plan.Scale.Books % ProgressEvery);
+        progress.Add(SeedTable.Books, plan.Scale.Books % ProgressEvery);
     }
 
-    public static void Users(NpgsqlConnection connection, SeedPlan plan, long firstUser, long lastUser, Action<long> progress, CancellationToken cancellationToken)
+    public static void Users(NpgsqlConnection connection, SeedPlan plan, long firstUser, long lastUser, SeedProgress progress, CancellationToken cancellationToken)
     {
-        using (var users = connection.BeginBinaryImport("COPY users (user_no, name, country, created_at) FROM STDIN (FORMAT BINARY)"))
-        {
-            long written = 0;
-            for (var u = firstUser; u <= lastUser; u++)
-            {
-                var user = new SeedUser(plan, u);
-                users.StartRow();
-                users.Write(u, NpgsqlDbType.Bigint);
-                users.Write(user.Name, NpgsqlDbType.Text);
-                WriteNullable(users, user.Country);
-                users.Write(user.CreatedAt, NpgsqlDbType.TimestampTz);
-                Report(++written, progress, cancellationToken);
-            }
-
-            users.Complete();
-            progress(written % ProgressEvery);
-        }
-
         // Ownerships and highlights in one pass over the users: both COPY streams cannot share a
-        // connection at once, so the chunk's ownerships are buffered (the seeder keeps chunks small).
+        // connection at once, so the chunk's ownerships and holdings are buffered (a chunk is small).
         var ownerships = new List<(long User, long Book, DateTime AcquiredAt)>();
+        var holdings = new (long Count, long Bytes)[lastUser - firstUser + 1];
         long rows = 0;
         using (var highlights = connection.BeginBinaryImport(
             "COPY highlights (id, user_no, book_no, text, start, length, color, note, created_at, modified_at) FROM STDIN (FORMAT BINARY)"))
@@ -81,35 +66,63 @@ internal static class SeedCopy
                         WriteNullable(highlights, h.Note);
                         highlights.Write(h.CreatedAt, NpgsqlDbType.TimestampTz);
                         highlights.Write(h.ModifiedAt, NpgsqlDbType.TimestampTz);
-                        Report(++rows, progress, cancellationToken);
+                        ref var held = ref holdings[u - firstUser];
+                        held.Count++;
+                        held.Bytes += Encoding.UTF8.GetByteCount(h.Text) + (h.Note is null ? 0 : Encoding.UTF8.GetByteCount(h.Note));
+                        Report(++rows, SeedTable.Highlights, progress, cancellationToken);
                     }
                 }
             }
 
             highlights.Complete();
-            progress(rows % ProgressEvery);
+            progress.Add(SeedTable.Highlights, rows % ProgressEvery);
         }
 
-        using var owners = connection.BeginBinaryImport("COPY users_books (user_no, book_no, acquired_at) FROM STDIN (FORMAT BINARY)");
-        rows = 0;
-        foreach (var (user, book, acquiredAt) in ownerships)
+        using (var owners = connection.BeginBinaryImport("COPY users_books (user_no, book_no, acquired_at) FROM STDIN (FORMAT BINARY)"))
         {
-            owners.StartRow();
-            owners.Write(user, NpgsqlDbType.Bigint);
-            owners.Write(book, NpgsqlDbType.Bigint);
-            owners.Write(acquiredAt, NpgsqlDbType.TimestampTz);
-            Report(++rows, progress, cancellationToken);
+            rows = 0;
+            foreach (var (user, book, acquiredAt) in ownerships)
+            {
+                owners.StartRow();
+                owners.Write(user, NpgsqlDbType.Bigint);
+                owners.Write(book, NpgsqlDbType.Bigint);
+                owners.Write(acquiredAt, NpgsqlDbType.TimestampTz);
+                Report(++rows, SeedTable.Ownerships, progress, cancellationToken);
+            }
+
+            owners.Complete();
+            progress.Add(SeedTable.Ownerships, rows % ProgressEvery);
         }
 
-        owners.Complete();
-        progress(rows % ProgressEvery);
+        // The users last, with the holdings (the per-user quota's count and bytes) their highlights
+        // add up to: written with the row rather than recounted by an UPDATE of every user afterwards,
+        // which would leave a dead version of each user row (twice the table on disk).
+        using var users = connection.BeginBinaryImport(
+            "COPY users (user_no, name, country, created_at, highlight_count, highlight_bytes) FROM STDIN (FORMAT BINARY)");
+        rows = 0;
+        for (var u = firstUser; u <= lastUser; u++)
+        {
+            var user = new SeedUser(plan, u);
+            var (count, bytes) = holdings[(int)(u - firstUser)];
+            users.StartRow();
+            users.Write(u, NpgsqlDbType.Bigint);
+            users.Write(user.Name, NpgsqlDbType.Text);
+            WriteNullable(users, user.Country);
+            users.Write(user.CreatedAt, NpgsqlDbType.TimestampTz);
+            users.Write(count, NpgsqlDbType.Bigint);
+            users.Write(bytes, NpgsqlDbType.Bigint);
+            Report(++rows, SeedTable.Users, progress, cancellationToken);
+        }
+
+        users.Complete();
+        progress.Add(SeedTable.Users, rows % ProgressEvery);
     }
 
-    private static void Report(long written, Action<long> progress, CancellationToken cancellationToken)
+    private static void Report(long written, SeedTable table, SeedProgress progress, CancellationToken cancellationToken)
     {
         if (written % ProgressEvery == 0)
         {
-            progress(ProgressEvery);
+            progress.Add(table, ProgressEvery);
             cancellationToken.ThrowIfCancellationRequested();
         }
     }

@@ -1,13 +1,12 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
 using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Seeding;
 
 /// <summary>What a seed wrote and how fast.</summary>
 public sealed record SeedResult(
-    long Users, long Books, long Ownerships, long Highlights, TimeSpan LoadTime, TimeSpan KeysTime, TimeSpan Elapsed)
+    long Users, long Books, long Ownerships, long Highlights, TimeSpan LoadTime, TimeSpan KeysTime, TimeSpan Elapsed, int ResumedChunks)
 {
     public long Rows => Users + Books + Ownerships + Highlights;
 
@@ -17,70 +16,82 @@ public sealed record SeedResult(
 
 /// <summary>
 /// Seeds a data set of <see cref="SeedPlan"/> into PostgreSQL: the service's own migrations first
-/// (the schema is the service's, never re-declared here), then the keys dropped, the rows written
-/// with binary COPY by several writers over disjoint chunks of users, the keys rebuilt and the
-/// tables analysed.
+/// (the schema is the service's, never re-declared here), the storage parameters of the large
+/// tables (<see cref="LargeTables"/>), then the keys dropped, the rows written with binary COPY by
+/// several writers over disjoint chunks of users, one transaction per chunk, the keys rebuilt and
+/// the tables analysed.
+/// <para>
+/// An interrupted seed leaves its parameters and committed chunks behind (<see cref="SeedMarker"/>):
+/// the same seed run again writes only the missing chunks; another one is refused, with the options
+/// that resume the first, unless told to replace it.
+/// </para>
 /// </summary>
 public sealed class Seeder(NpgsqlDataSource dataSource)
 {
-    /// <summary>Users per chunk: bounds the memory a writer holds and spreads the work evenly.</summary>
-    public const int ChunkUsers = 20_000;
-
-    public async Task<SeedResult> SeedAsync(
-        SeedPlan plan, int writers, bool truncate, Action<long> progress, CancellationToken cancellationToken)
+    public async Task<SeedResult> SeedAsync(SeedPlan plan, SeedOptions options, SeedProgress progress, CancellationToken cancellationToken)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(writers, 1);
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.Writers, 1);
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.ChunkUsers, 1);
         var total = Stopwatch.StartNew();
         await new SchemaMigrator(dataSource).MigrateAsync(cancellationToken);
 
+        var parameters = SeedParameters.Of(plan, options.ChunkUsers, options.KeysDuringLoad);
+        HashSet<int> committed;
         await using (var connection = await dataSource.OpenConnectionAsync(cancellationToken))
         {
-            if (await TableKeys.HasStashAsync(connection, cancellationToken))
+            var interrupted = await SeedMarker.ReadAsync(connection, cancellationToken);
+            if (interrupted == parameters && !options.Truncate)
             {
-                if (!truncate)
+                committed = await SeedMarker.CommittedChunksAsync(connection, cancellationToken);
+            }
+            else
+            {
+                if (!options.Truncate)
                 {
-                    throw new SeedRefusedException("An earlier seed stopped before it rebuilt the keys. Run the seed again with --truncate.");
+                    await RefuseAsync(connection, interrupted, parameters, cancellationToken);
                 }
 
                 await TruncateAsync(connection, cancellationToken);
-                await TableKeys.RestoreAsync(connection, cancellationToken);
-            await HoldingsRecount.RunAsync(connection, null, cancellationToken);
-            }
-
-            if (await HoldsUsersAsync(connection, cancellationToken))
-            {
-                if (!truncate)
+                if (await TableKeys.HasStashAsync(connection, cancellationToken))
                 {
-                    throw new SeedRefusedException("The database already holds users. Pass --truncate to replace them (every user, book, ownership and highlight is deleted).");
+                    await TableKeys.RestoreAsync(connection, cancellationToken);
                 }
-            }
 
-            await TruncateAsync(connection, cancellationToken);
-            await TableKeys.DropAsync(connection, cancellationToken);
+                await LargeTables.ApplyAsync(connection, cancellationToken);
+                if (!options.KeysDuringLoad)
+                {
+                    await TableKeys.DropAsync(connection, cancellationToken);
+                }
+
+                await SeedMarker.StartAsync(connection, parameters, cancellationToken);
+                committed = [];
+            }
         }
 
+        var chunks = (int)((plan.Scale.Users + (long)options.ChunkUsers - 1) / options.ChunkUsers);
+        CountResumed(plan, options.ChunkUsers, committed, progress);
         var load = Stopwatch.StartNew();
-        var chunks = (int)((plan.Scale.Users + ChunkUsers - 1) / ChunkUsers);
-        var nextChunk = -1;
+        var pending = new Queue<int>(Enumerable.Range(SeedMarker.BooksChunk, chunks + 1).Where(c => !committed.Contains(c)));
         var tasks = new List<Task>();
-        for (var w = 0; w < writers; w++)
+        for (var w = 0; w < options.Writers; w++)
         {
-            var first = w == 0;
             tasks.Add(Task.Run(
                 async () =>
                 {
                     await using var connection = await dataSource.OpenConnectionAsync(cancellationToken);
-                    if (first)
+                    while (true)
                     {
-                        SeedCopy.Books(connection, plan, progress, cancellationToken);
-                    }
+                        int chunk;
+                        lock (pending)
+                        {
+                            if (!pending.TryDequeue(out chunk))
+                            {
+                                return;
+                            }
+                        }
 
-                    int chunk;
-                    while ((chunk = Interlocked.Increment(ref nextChunk)) < chunks)
-                    {
-                        var from = ((long)chunk * ChunkUsers) + 1;
-                        var to = Math.Min(from + ChunkUsers - 1, plan.Scale.Users);
-                        SeedCopy.Users(connection, plan, from, to, progress, cancellationToken);
+                        WriteChunk(connection, plan, options.ChunkUsers, chunk, progress, cancellationToken);
+                        progress.Committed(chunk);
                     }
                 },
                 cancellationToken));
@@ -88,24 +99,97 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
 
         await Task.WhenAll(tasks);
         load.Stop();
+        progress.LoadEnded();
 
         var keys = Stopwatch.StartNew();
         await using (var connection = await dataSource.OpenConnectionAsync(cancellationToken))
         {
-            await TableKeys.RestoreAsync(connection, cancellationToken);
-            await HoldingsRecount.RunAsync(connection, null, cancellationToken);
-            await using var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection) { CommandTimeout = 0 };
-            await analyze.ExecuteNonQueryAsync(cancellationToken);
+            if (await TableKeys.HasStashAsync(connection, cancellationToken))
+            {
+                await TableKeys.RestoreAsync(connection, cancellationToken);
+            }
+
+            await using (var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection) { CommandTimeout = 0 })
+            {
+                await analyze.ExecuteNonQueryAsync(cancellationToken);
+            }
+
+            await SeedMarker.DropAsync(connection, cancellationToken);
         }
 
         keys.Stop();
-        return new SeedResult(plan.Scale.Users, plan.Scale.Books, plan.TotalOwnerships, plan.TotalHighlights, load.Elapsed, keys.Elapsed, total.Elapsed);
+        return new SeedResult(
+            plan.Scale.Users, plan.Scale.Books, plan.TotalOwnerships, plan.TotalHighlights, load.Elapsed, keys.Elapsed, total.Elapsed, committed.Count);
     }
 
-    private static async Task<bool> HoldsUsersAsync(NpgsqlConnection connection, CancellationToken cancellationToken)
+    /// <summary>Writes one chunk (the books, or a range of users) and records it, in one transaction.</summary>
+    private static void WriteChunk(NpgsqlConnection connection, SeedPlan plan, int chunkUsers, int chunk, SeedProgress progress, CancellationToken cancellationToken)
     {
+        using var transaction = connection.BeginTransaction();
+        if (chunk == SeedMarker.BooksChunk)
+        {
+            SeedCopy.Books(connection, plan, progress, cancellationToken);
+        }
+        else
+        {
+            var (from, to) = UsersOf(plan, chunkUsers, chunk);
+            SeedCopy.Users(connection, plan, from, to, progress, cancellationToken);
+        }
+
+        SeedMarker.Commit(connection, chunk);
+        transaction.Commit();
+    }
+
+    private static (long From, long To) UsersOf(SeedPlan plan, int chunkUsers, int chunk)
+    {
+        var from = ((long)chunk * chunkUsers) + 1;
+        return (from, Math.Min(from + chunkUsers - 1, plan.Scale.Users));
+    }
+
+    private static void CountResumed(SeedPlan plan, int chunkUsers, HashSet<int> committed, SeedProgress progress)
+    {
+        foreach (var chunk in committed)
+        {
+            if (chunk == SeedMarker.BooksChunk)
+            {
+                progress.AddResumed(SeedTable.Books, plan.Scale.Books);
+                continue;
+            }
+
+            var (from, to) = UsersOf(plan, chunkUsers, chunk);
+            long ownerships = 0, highlights = 0;
+            for (var u = from; u <= to; u++)
+            {
+                var count = plan.HighlightsPerUser[(int)u - 1];
+                highlights += count;
+                ownerships += plan.OwnedBooks(count);
+            }
+
+            progress.AddResumed(SeedTable.Users, to - from + 1);
+            progress.AddResumed(SeedTable.Ownerships, ownerships);
+            progress.AddResumed(SeedTable.Highlights, highlights);
+        }
+    }
+
+    private static async Task RefuseAsync(NpgsqlConnection connection, SeedParameters? interrupted, SeedParameters wanted, CancellationToken cancellationToken)
+    {
+        if (interrupted is not null)
+        {
+            throw new SeedRefusedException(
+                $"An interrupted seed with other parameters is in this database ({interrupted.Options}; this one is {wanted.Options}). "
+                + $"Run the seed again with {interrupted.Options} to resume it, or pass --truncate to replace it.");
+        }
+
+        if (await TableKeys.HasStashAsync(connection, cancellationToken))
+        {
+            throw new SeedRefusedException("An earlier seed stopped before it rebuilt the keys and left no record of its parameters. Run the seed again with --truncate.");
+        }
+
         await using var command = new NpgsqlCommand("SELECT EXISTS (SELECT 1 FROM users)", connection);
-        return (bool)(await command.ExecuteScalarAsync(cancellationToken))!;
+        if ((bool)(await command.ExecuteScalarAsync(cancellationToken))!)
+        {
+            throw new SeedRefusedException("The database already holds users. Pass --truncate to replace them (every user, book, ownership and highlight is deleted).");
+        }
     }
 
     private static async Task TruncateAsync(NpgsqlConnection connection, CancellationToken cancellationToken)

@@ -56,6 +56,12 @@ internal static class TableKeys
 
         foreach (var key in keys)
         {
+            // A restore interrupted half-way left some keys built: those are kept, not built twice.
+            if (await ExistsAsync(connection, key, cancellationToken))
+            {
+                continue;
+            }
+
             var sql = key.IsConstraint
                 ? $"ALTER TABLE {key.Table} ADD CONSTRAINT {Quote(key.Name)} {key.Definition}"
                 : key.Definition;
@@ -97,6 +103,18 @@ internal static class TableKeys
         }
 
         return keys;
+    }
+
+    private static async Task<bool> ExistsAsync(NpgsqlConnection connection, Key key, CancellationToken cancellationToken)
+    {
+        await using var command = new NpgsqlCommand(
+            key.IsConstraint
+                ? "SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = $1 AND conrelid = $2::regclass)"
+                : "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1 AND relkind = 'i' AND relnamespace = current_schema()::regnamespace) AND $2 <> ''",
+            connection);
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = key.Name });
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = key.Table });
+        return (bool)(await command.ExecuteScalarAsync(cancellationToken))!;
     }
 
     private static string Quote(string name) => "\"" + name.Replace("\"", "\"\"", StringComparison.Ordinal) + "\"";

@@ -24,7 +24,7 @@ public sealed class SeededServiceFixture : IAsyncLifetime
     {
         await _database.InitializeAsync();
         var plan = SeedPlan.Create(SeedScale.FromUsers(3_000, seed: 5));
-        await new Seeder(_database.DataSource).SeedAsync(plan, writers: 2, truncate: false, _ => { }, CancellationToken.None);
+        await new Seeder(_database.DataSource).SeedAsync(plan, new SeedOptions { Writers = 2 }, new SeedProgress(plan), CancellationToken.None);
         HeaviestUsersFile.Write(HeaviestUsers, plan, HeaviestUsersFile.Select(plan, top: 1_000));
 
         _service = new SyncApiFactory(new Dictionary<string, string?>

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Scenarios;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 
@@ -67,6 +68,20 @@ public sealed class LoadProfileTests : IDisposable
 
         var error = Assert.Throws<ProfileException>(() => LoadProfile.Load(_path));
         Assert.Contains("rateLimit", error.Message);
+    }
+
+    [Fact]
+    public void AProfileCanReadTheUsersShuffledFromAnOffset()
+    {
+        File.WriteAllText(_path, """
+            { "name": "x", "userOrder": "shuffled", "userOffset": 500,
+              "scenarios": [ { "read": "user-by-id", "transport": "rest", "steps": [ { "rate": 10, "durationSeconds": 1 } ] } ] }
+            """);
+
+        var profile = LoadProfile.Load(_path);
+
+        Assert.Equal(UserOrder.Shuffled, profile.UserOrder);
+        Assert.Equal(500, profile.UserOffset);
     }
 
     [Fact]

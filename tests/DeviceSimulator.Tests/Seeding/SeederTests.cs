@@ -31,8 +31,8 @@ public sealed class SeederTests : IAsyncLifetime
     {
         var plan = SeedPlan.Create(SeedScale.FromUsers(45_000, seed: 7));
 
-        var one = await new Seeder(_first.DataSource).SeedAsync(plan, writers: 1, truncate: false, _ => { }, CancellationToken.None);
-        await new Seeder(_second.DataSource).SeedAsync(plan, writers: 3, truncate: false, _ => { }, CancellationToken.None);
+        var one = await new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions { Writers = 1 }, new SeedProgress(plan), CancellationToken.None);
+        await new Seeder(_second.DataSource).SeedAsync(plan, new SeedOptions { Writers = 3 }, new SeedProgress(plan), CancellationToken.None);
 
         Assert.Equal(plan.TotalHighlights, await CountAsync(_first.DataSource, "highlights"));
         Assert.Equal(plan.TotalOwnerships, await CountAsync(_first.DataSource, "users_books"));
@@ -55,7 +55,7 @@ public sealed class SeederTests : IAsyncLifetime
     public async Task TheSeededSchemaHasTheKeysAndIndexesOfTheMigrations()
     {
         var plan = SeedPlan.Create(SeedScale.FromUsers(2_000, seed: 3));
-        await new Seeder(_first.DataSource).SeedAsync(plan, writers: 2, truncate: false, _ => { }, CancellationToken.None);
+        await new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions { Writers = 2 }, new SeedProgress(plan), CancellationToken.None);
         await new SchemaMigrator(_migratedOnly.DataSource).MigrateAsync(CancellationToken.None);
 
         var seeded = await SchemaAsync(_first.DataSource);
@@ -68,20 +68,83 @@ public sealed class SeederTests : IAsyncLifetime
     public async Task ASecondSeedIsRefusedUnlessAskedToReplaceTheData()
     {
         var plan = SeedPlan.Create(SeedScale.FromUsers(1_000, seed: 3));
-        await new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: false, _ => { }, CancellationToken.None);
+        await new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions { Writers = 2 }, new SeedProgress(plan), CancellationToken.None);
 
-        await Assert.ThrowsAsync<SeedRefusedException>(() => new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: false, _ => { }, CancellationToken.None));
-        var again = await new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: true, _ => { }, CancellationToken.None);
+        await Assert.ThrowsAsync<SeedRefusedException>(() => new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions { Writers = 2 }, new SeedProgress(plan), CancellationToken.None));
+        var again = await new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions { Writers = 2, Truncate = true }, new SeedProgress(plan), CancellationToken.None);
 
         Assert.Equal(plan.TotalHighlights, await CountAsync(_first.DataSource, "highlights"));
         Assert.Equal(plan.TotalRows, again.Rows);
     }
 
     [Fact]
+    public async Task AnInterruptedSeedRunAgainWritesOnlyTheChunksItHadNotCommitted()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(3_000, seed: 5));
+        var options = new SeedOptions { Writers = 2, ChunkUsers = 250 };
+        await InterruptAfterChunksAsync(_first.DataSource, plan, options, chunks: 3);
+        var committedBefore = await CountAsync(_first.DataSource, "simulator_seed_chunks");
+
+        var resumed = await new Seeder(_first.DataSource).SeedAsync(plan, options, new SeedProgress(plan), CancellationToken.None);
+        await new Seeder(_second.DataSource).SeedAsync(plan, options, new SeedProgress(plan), CancellationToken.None);
+
+        Assert.InRange(committedBefore, 3, 12);
+        Assert.Equal(committedBefore, resumed.ResumedChunks);
+        foreach (var table in TableKeys.Tables)
+        {
+            Assert.Equal(await DigestAsync(_second.DataSource, table), await DigestAsync(_first.DataSource, table));
+        }
+
+        Assert.Equal(await SchemaAsync(_second.DataSource), await SchemaAsync(_first.DataSource));
+        Assert.Equal(0, await CountAsync(_first.DataSource, "pg_class WHERE relname LIKE 'simulator_seed%'"));
+    }
+
+    [Fact]
+    public async Task AnInterruptedSeedIsNotResumedWithOtherParametersAndTheRefusalNamesTheOptionsThatResumeIt()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(3_000, seed: 5));
+        var options = new SeedOptions { Writers = 1, ChunkUsers = 250 };
+        await InterruptAfterChunksAsync(_first.DataSource, plan, options, chunks: 2);
+        var other = SeedPlan.Create(SeedScale.FromUsers(3_000, seed: 6));
+
+        var refused = await Assert.ThrowsAsync<SeedRefusedException>(
+            () => new Seeder(_first.DataSource).SeedAsync(other, options, new SeedProgress(other), CancellationToken.None));
+        var replaced = await new Seeder(_first.DataSource).SeedAsync(other, options with { Truncate = true }, new SeedProgress(other), CancellationToken.None);
+
+        Assert.Contains("--users 3000 --seed 5 --chunk-users 250", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("--truncate", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(0, replaced.ResumedChunks);
+        Assert.Equal(other.TotalHighlights, await CountAsync(_first.DataSource, "highlights"));
+        Assert.Equal(other.TotalOwnerships, await CountAsync(_first.DataSource, "users_books"));
+    }
+
+    [Fact]
+    public async Task TheLargeTablesGetTheirStorageParametersBeforeTheLoad()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(1_000, seed: 3));
+        await new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions(), new SeedProgress(plan), CancellationToken.None);
+
+        await using var command = _first.DataSource.CreateCommand("SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'users'");
+        Assert.Contains("fillfactor=90", (string)(await command.ExecuteScalarAsync())!, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task TheUsersAreWrittenOnceWithTheirHoldingsNotWrittenAndUpdated()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(5_000, seed: 3));
+        await new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions { Writers = 1 }, new SeedProgress(plan), CancellationToken.None);
+
+        // A user row is about 90 bytes with its page's free space; an UPDATE of every row after the
+        // load would leave a dead version of each and about double it.
+        await using var command = _first.DataSource.CreateCommand("SELECT pg_relation_size('users') / count(*) FROM users");
+        Assert.InRange((long)(await command.ExecuteScalarAsync())!, 60, 130);
+    }
+
+    [Fact]
     public async Task TheHeaviestUsersListNamesTheHeaviestUsersAndTheirBooks()
     {
         var plan = SeedPlan.Create(SeedScale.FromUsers(5_000, seed: 11));
-        await new Seeder(_first.DataSource).SeedAsync(plan, 2, truncate: false, _ => { }, CancellationToken.None);
+        await new Seeder(_first.DataSource).SeedAsync(plan, new SeedOptions { Writers = 2 }, new SeedProgress(plan), CancellationToken.None);
         var path = Path.Combine(Path.GetTempPath(), $"heaviest-{Guid.NewGuid():N}.tsv");
         HeaviestUsersFile.Write(path, plan, HeaviestUsersFile.Select(plan, top: 50));
 
@@ -101,6 +164,23 @@ public sealed class SeederTests : IAsyncLifetime
         }
 
         Assert.Equal(50, i);
+    }
+
+    /// <summary>Cancels a seed once <paramref name="chunks"/> chunks are committed, as Ctrl+C would.</summary>
+    private static async Task InterruptAfterChunksAsync(NpgsqlDataSource dataSource, SeedPlan plan, SeedOptions options, int chunks)
+    {
+        using var interrupt = new CancellationTokenSource();
+        var progress = new SeedProgress(plan);
+        var committed = 0;
+        progress.ChunkCommitted += _ =>
+        {
+            if (Interlocked.Increment(ref committed) >= chunks)
+            {
+                interrupt.Cancel();
+            }
+        };
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => new Seeder(dataSource).SeedAsync(plan, options, progress, interrupt.Token));
     }
 
     private static async Task<long> CountAsync(NpgsqlDataSource dataSource, string from)

@@ -34,6 +34,48 @@ public sealed class EmbeddedPostgresTests : IDisposable
     }
 
     [Fact]
+    public async Task AServerThatKeepsItsDataRunsWithTheLargeDataSettings()
+    {
+        var settings = NewSettings() with { ThrowAway = false };
+        var expected = LargeDataSettings.Render(LargeDataSettings.MachineMemoryBytes());
+
+        await using var server = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token);
+
+        Assert.Contains(new KeyValuePair<string, string>("random_page_cost", "1.1"), expected);
+        Assert.Equal("1.1", await ScalarAsync<string>(server.ConnectionString, "SELECT current_setting('random_page_cost')"));
+        foreach (var (key, _) in expected)
+        {
+            Assert.Equal($"{key}: {LargeDataSettings.FileName}", await ScalarAsync<string>(
+                server.ConnectionString, $"SELECT name || ': ' || regexp_replace(coalesce(sourcefile, source), '^.*/', '') FROM pg_settings WHERE name = '{key}'"));
+        }
+    }
+
+    [Fact]
+    public async Task AnOperatorsAlterSystemOverridesALargeDataSettingAcrossRestarts()
+    {
+        var settings = NewSettings() with { ThrowAway = false };
+        await using (var first = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token))
+        {
+            await ExecuteAsync(first.ConnectionString, "ALTER SYSTEM SET random_page_cost = 2.5");
+        }
+
+        await using var second = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token);
+
+        Assert.Equal("2.5", await ScalarAsync<string>(second.ConnectionString, "SELECT current_setting('random_page_cost')"));
+        Assert.Equal(1, File.ReadLines(Path.Combine(settings.DataDirectory, "postgresql.conf")).Count(l => l.Contains(LargeDataSettings.FileName, StringComparison.Ordinal)));
+    }
+
+    [Fact]
+    public void AMemoryShareIsAPercentageOfTheServersMemoryInWholeMegabytes()
+    {
+        var settings = LargeDataSettings.Parse("shared_buffers = 25%  # a quarter\n# comment\n\nrandom_page_cost = 1.1\n", 24L * 1024 * 1024 * 1024);
+
+        Assert.Equal([new("shared_buffers", "6144MB"), new("random_page_cost", "1.1")], settings);
+        Assert.Throws<FormatException>(() => LargeDataSettings.Parse("shared_buffers = 250%", 1024 * 1024));
+        Assert.Throws<FormatException>(() => LargeDataSettings.Parse("shared_buffers", 1024 * 1024));
+    }
+
+    [Fact]
     public async Task AServerKilledWithSigkillLeavesAStalePidFileThatTheNextStartRecovers()
     {
         var settings = NewSettings();

@@ -181,6 +181,11 @@ public sealed class EmbeddedPostgres : IAsyncDisposable
         {
             arguments.AddRange(["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"]);
         }
+        else
+        {
+            // Data that is kept may outgrow memory: the settings shared with the cluster and the scale benchmark.
+            LargeDataSettings.Install(dataDirectory, LargeDataSettings.MachineMemoryBytes());
+        }
 
         using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         deadline.CancelAfter(settings.StartTimeout);

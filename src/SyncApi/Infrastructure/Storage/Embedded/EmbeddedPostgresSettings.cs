@@ -19,7 +19,8 @@ public sealed record EmbeddedPostgresSettings
     /// <summary>
     /// Trade durability for speed (<c>fsync=off</c>, <c>synchronous_commit=off</c>,
     /// <c>full_page_writes=off</c>, initdb <c>--no-sync</c>): for test servers whose data is thrown
-    /// away, never for data that is kept.
+    /// away, never for data that is kept. A server that keeps its data starts with
+    /// <see cref="LargeDataSettings"/> instead.
     /// </summary>
     public bool ThrowAway { get; init; }
 
