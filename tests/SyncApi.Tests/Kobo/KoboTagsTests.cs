@@ -1,7 +1,10 @@
 using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
+using Grpc.Core;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -59,6 +62,26 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
         Assert.Equal((id, "Holiday"), (listed.Str("id"), listed.Str("name")));
         Assert.Equal(new long[] { 2, 3 }, listed.Books());
         Assert.Contains(changes, c => c.Str("kind") == "collection" && c.Str("id") == id);
+    }
+
+    [Fact]
+    public async Task ATagCreatedOnTheKoboIsListedAndPulledOverGrpc()
+    {
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 2);
+        using var kobo = await db.LinkAsync(user);
+        var id = await CreateAsync(kobo, "Commute", Uuid(1), Uuid(2));
+        using var grpc = new SyncGrpcTestHost(db.ConnectionString);
+        var auth = new Metadata { { "authorization", $"Bearer {TestTokens.For(user, "desktop")}" } };
+
+        var listed = await grpc.Client.Sync.ListCollectionsAsync(new ListCollectionsRequest { UserNo = user }, auth, cancellationToken: TestTimeout.Token);
+        var pulled = await grpc.Client.Sync.PullChangesAsync(new PullChangesRequest { UserNo = user, PageSize = 100 }, auth, cancellationToken: TestTimeout.Token);
+
+        var collection = Assert.Single(listed.Collections);
+        Assert.Equal((id, "Commute"), (collection.CollectionId, collection.Name));
+        Assert.Equal(new long[] { 1, 2 }, collection.BookNos);
+        var change = Assert.Single(pulled.Changes, c => c.ChangeCase == SyncChange.ChangeOneofCase.Collection);
+        Assert.Equal((id, "Commute", false), (change.Collection.Collection.CollectionId, change.Collection.Collection.Name, change.Collection.Collection.Deleted));
     }
 
     [Fact]
