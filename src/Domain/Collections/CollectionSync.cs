@@ -126,11 +126,7 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
         DeviceCaller caller, UserNo user, int? pageSize, string? cursor, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var size = pageSize ?? DeviceReads.DefaultPageSize;
-        if (size is < 1 or > DeviceReads.MaxPageSize)
-        {
-            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {DeviceReads.MaxPageSize}; it was {size}.");
-        }
+        var size = PageSizes.Resolve(pageSize, DeviceReads.DefaultPageSize, DeviceReads.MaxPageSize);
 
         Guid? after = null;
         if (!string.IsNullOrEmpty(cursor))

@@ -32,11 +32,7 @@ public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors, Pag
         DeviceCaller caller, UserNo user, string scope, int? pageSize, string? cursor, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var size = pageSize ?? DefaultPageSize;
-        if (size is < 1 or > MaxPageSize)
-        {
-            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {MaxPageSize}; it was {size}.");
-        }
+        var size = PageSizes.Resolve(pageSize, DefaultPageSize, MaxPageSize);
 
         var range = HighlightRange.OfPrefix(scope);
         if (!string.IsNullOrEmpty(cursor))

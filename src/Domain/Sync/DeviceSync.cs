@@ -102,11 +102,7 @@ public sealed class DeviceSync(
         DeviceCaller caller, UserNo user, string? since, int? pageSize, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var size = pageSize ?? DefaultPageSize;
-        if (size is < 1 or > MaxPageSize)
-        {
-            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {MaxPageSize}; it was {size}.");
-        }
+        var size = PageSizes.Resolve(pageSize, DefaultPageSize, MaxPageSize);
 
         var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
         var rows = await store.ReadChangesAsync(user, position, size + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
@@ -222,11 +218,7 @@ public sealed class DeviceSync(
         DeviceCaller caller, UserNo user, int? pageSize, string? cursor, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var size = pageSize ?? DeviceReads.DefaultPageSize;
-        if (size is < 1 or > DeviceReads.MaxPageSize)
-        {
-            throw new InvalidRequestException("pageSize", $"pageSize must be from 1 to {DeviceReads.MaxPageSize}; it was {size}.");
-        }
+        var size = PageSizes.Resolve(pageSize, DeviceReads.DefaultPageSize, DeviceReads.MaxPageSize);
 
         var after = string.IsNullOrEmpty(cursor) ? null : deviceCursors.Resolve(user, cursor);
 

@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;
 using NpgsqlTypes;
@@ -146,6 +147,22 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
     }
 
     /// <summary>A collection read from the view's columns starting at <paramref name="first"/>.</summary>
+    /// <summary>
+    /// The collection stream of a pull (<see cref="CollectionQueries.Changes"/>) after <paramref name="after"/>'s
+    /// collection position: for the device pull and Kobo library sync alike.
+    /// </summary>
+    internal static NpgsqlBatchCommand ChangesCommand(UserNo user, SyncPosition after, int limit, long maxBytes) => new(CollectionQueries.Changes)
+    {
+        Parameters =
+        {
+            new NpgsqlParameter<long> { TypedValue = user.Value },
+            new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
+            new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
+            new NpgsqlParameter<int> { TypedValue = limit },
+            new NpgsqlParameter<long> { TypedValue = maxBytes },
+        },
+    };
+
     internal static Collection ReadView(NpgsqlDataReader reader, int first) => new(
         reader.GetGuid(first),
         reader.GetString(first + 1),

@@ -55,20 +55,10 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
                 new NpgsqlParameter<int> { TypedValue = limit },
             },
         });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.Changes)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
-                new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
-                new NpgsqlParameter<int> { TypedValue = limit },
-                // Cut as the native pull cuts them: a tag measures more than a native collection change
-                // (LibrarySync.TagOverheadBytes >= PageBudget.ItemOverheadBytes, TagItemBytes >= BytesPerBook),
-                // so the page never needs a collection left out, and large ones past the budget are never read.
-                new NpgsqlParameter<long> { TypedValue = maxBytes },
-            },
-        });
+        // Cut as the native pull cuts them: a tag measures more than a native collection change
+        // (LibrarySync.TagOverheadBytes >= PageBudget.ItemOverheadBytes, TagItemBytes >= BytesPerBook),
+        // so the page never needs a collection left out, and large ones past the budget are never read.
+        batch.BatchCommands.Add(PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes));
         batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))

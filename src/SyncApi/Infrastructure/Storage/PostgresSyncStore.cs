@@ -115,17 +115,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                         new NpgsqlParameter<int> { TypedValue = limit },
                     },
                 },
-                new NpgsqlBatchCommand(CollectionQueries.Changes)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
-                        new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
-                        new NpgsqlParameter<int> { TypedValue = limit },
-                        new NpgsqlParameter<long> { TypedValue = maxBytes },
-                    },
-                },
+                PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes),
                 new NpgsqlBatchCommand(SyncQueries.PurgeHorizon)
                 {
                     Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
