@@ -23,7 +23,7 @@ public static class HeaviestUsersFile
         return order.Select(i =>
         {
             var user = new SeedUser(plan, i + 1);
-            return new HeavyUser(i + 1, counts[i], user.Books);
+            return new HeavyUser(i + 1, counts[i], user.BooksWithHighlights);
         }).ToList();
     }
 

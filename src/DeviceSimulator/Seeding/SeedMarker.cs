@@ -27,10 +27,11 @@ internal static class SeedMarker
         }
 
         await using var read = new NpgsqlCommand(
-            $"SELECT seed, users, books, heaviest, chunk_users, keys_during_load FROM {RunTable}", connection);
+            // A run table from before the shape was kept has none: shape 1.
+            $"SELECT seed, users, books, heaviest, chunk_users, keys_during_load, coalesce((to_jsonb(r) ->> 'shape')::int, 1) FROM {RunTable} r", connection);
         await using var reader = await read.ExecuteReaderAsync(cancellationToken);
         return await reader.ReadAsync(cancellationToken)
-            ? new SeedParameters(reader.GetInt32(0), reader.GetInt32(1), reader.GetInt32(2), reader.GetInt32(3), reader.GetInt32(4), reader.GetBoolean(5))
+            ? new SeedParameters(reader.GetInt32(0), reader.GetInt32(1), reader.GetInt32(2), reader.GetInt32(3), reader.GetInt32(4), reader.GetBoolean(5), reader.GetInt32(6))
             : null;
     }
 
@@ -40,15 +41,16 @@ internal static class SeedMarker
             DROP TABLE IF EXISTS {RunTable}, {ChunksTable};
             CREATE TABLE {ChunksTable} (chunk int PRIMARY KEY, committed_at timestamptz NOT NULL DEFAULT now());
             CREATE TABLE {RunTable} (seed int NOT NULL, users int NOT NULL, books int NOT NULL, heaviest int NOT NULL,
-                                     chunk_users int NOT NULL, keys_during_load bool NOT NULL, started_at timestamptz NOT NULL DEFAULT now());
+                                     chunk_users int NOT NULL, keys_during_load bool NOT NULL, shape int NOT NULL, started_at timestamptz NOT NULL DEFAULT now());
             """, cancellationToken);
-        await using var insert = new NpgsqlCommand($"INSERT INTO {RunTable} (seed, users, books, heaviest, chunk_users, keys_during_load) VALUES ($1, $2, $3, $4, $5, $6)", connection);
+        await using var insert = new NpgsqlCommand($"INSERT INTO {RunTable} (seed, users, books, heaviest, chunk_users, keys_during_load, shape) VALUES ($1, $2, $3, $4, $5, $6, $7)", connection);
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.Seed });
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.Users });
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.Books });
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.HeaviestUserHighlights });
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.ChunkUsers });
         insert.Parameters.Add(new NpgsqlParameter<bool> { TypedValue = parameters.KeysDuringLoad });
+        insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.Shape });
         await insert.ExecuteNonQueryAsync(cancellationToken);
     }
 

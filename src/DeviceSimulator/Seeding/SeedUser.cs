@@ -27,7 +27,8 @@ public sealed class SeedUser
         Country = Countries[_random.Next(Countries.Length)];
         Highlights = plan.HighlightsPerUser[(int)userNo - 1];
 
-        var bookCount = plan.OwnedBooks(Highlights);
+        var bookCount = plan.OwnedBooks(userNo, Highlights);
+        var highlightBooks = plan.BooksWithHighlights(Highlights);
         var books = new List<long>(bookCount);
         while (books.Count < bookCount)
         {
@@ -39,10 +40,11 @@ public sealed class SeedUser
         }
 
         Books = books;
+        BooksWithHighlights = books.GetRange(0, highlightBooks);
         var perBook = new int[bookCount];
         for (var i = 0; i < Highlights; i++)
         {
-            perBook[i < bookCount ? i : _random.Next(bookCount)]++;
+            perBook[i < highlightBooks ? i : _random.Next(highlightBooks)]++;
         }
 
         HighlightsPerBook = perBook;
@@ -62,6 +64,9 @@ public sealed class SeedUser
     public IReadOnlyList<long> Books { get; }
 
     public IReadOnlyList<int> HighlightsPerBook { get; }
+
+    /// <summary>The first books of <see cref="Books"/>: those holding the user's highlights (the others hold none).</summary>
+    public IReadOnlyList<long> BooksWithHighlights { get; }
 
     /// <summary>When book i was acquired; call in book order, once per book, before its highlights.</summary>
     public DateTime NextAcquiredAt() => CreatedAt.AddMinutes(_random.Next(0, 60 * 24 * 365));

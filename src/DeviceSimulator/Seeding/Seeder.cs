@@ -162,7 +162,7 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
             {
                 var count = plan.HighlightsPerUser[(int)u - 1];
                 highlights += count;
-                ownerships += plan.OwnedBooks(count);
+                ownerships += plan.OwnedBooks(u, count);
             }
 
             progress.AddResumed(SeedTable.Users, to - from + 1);
@@ -173,6 +173,13 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
 
     private static async Task RefuseAsync(NpgsqlConnection connection, SeedParameters? interrupted, SeedParameters wanted, CancellationToken cancellationToken)
     {
+        if (interrupted is not null && interrupted.Shape != wanted.Shape)
+        {
+            throw new SeedRefusedException(
+                $"An interrupted seed of another build's rows (shape {interrupted.Shape}) is in this database; this build makes shape {wanted.Shape} "
+                + "and cannot resume it. Pass --truncate to replace it.");
+        }
+
         if (interrupted is not null)
         {
             throw new SeedRefusedException(

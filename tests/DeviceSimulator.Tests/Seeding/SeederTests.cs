@@ -119,6 +119,25 @@ public sealed class SeederTests : IAsyncLifetime
     }
 
     [Fact]
+    public async Task AnInterruptedSeedOfAnotherShapeIsNotResumedEvenWithTheSameOptions()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(3_000, seed: 5));
+        var options = new SeedOptions { Writers = 1, ChunkUsers = 250 };
+        await InterruptAfterChunksAsync(_first.DataSource, plan, options, chunks: 2);
+        // As an earlier build's seed leaves it: the same options, rows of another shape.
+        await using (var command = _first.DataSource.CreateCommand("UPDATE simulator_seed_run SET shape = 1"))
+        {
+            await command.ExecuteNonQueryAsync();
+        }
+
+        var refused = await Assert.ThrowsAsync<SeedRefusedException>(
+            () => new Seeder(_first.DataSource).SeedAsync(plan, options, new SeedProgress(plan), CancellationToken.None));
+
+        Assert.Contains("shape 1", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("--truncate", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task TheLargeTablesGetTheirStorageParametersBeforeTheLoad()
     {
         var plan = SeedPlan.Create(SeedScale.FromUsers(1_000, seed: 3));

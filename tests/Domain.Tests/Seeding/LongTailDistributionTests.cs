@@ -59,4 +59,26 @@ public sealed class LongTailDistributionTests
 
         Assert.NotEqual(5_000, plan[0]);
     }
+
+    [Fact]
+    public void ThePublishedBandExponentAddsTheBandsUpToThePublishedTotal()
+    {
+        var calibrated = LongTailDistribution.ExpectedPublishedTotal(LongTailDistribution.PublishedBandExponent);
+        var logUniform = LongTailDistribution.ExpectedPublishedTotal(LongTailDistribution.LogUniform);
+
+        Assert.InRange(calibrated, LongTailDistribution.PublishedHighlightCount * 0.99, LongTailDistribution.PublishedHighlightCount * 1.01);
+        // Why the exponent: log-uniform draws overshoot the published total by a third.
+        Assert.True(logUniform > LongTailDistribution.PublishedHighlightCount * 1.3, $"log-uniform total {logUniform:N0}");
+    }
+
+    [Fact]
+    public void APlanWithThePublishedExponentHasThePublishedHighlightsPerUser()
+    {
+        const int users = 1_000_000;
+        var plan = LongTailDistribution.Plan(users, 17, 2_934, LongTailDistribution.PublishedBandExponent);
+
+        var perUser = plan.Sum(c => (long)c) / (double)users;
+        var published = (double)LongTailDistribution.PublishedHighlightCount / LongTailDistribution.PublishedUserCount;
+        Assert.InRange(perUser, published * 0.85, published * 1.15);
+    }
 }
