@@ -23,6 +23,8 @@ public sealed class SeedProgress(SeedPlan plan)
     private readonly long[] _written = new long[4];
     private readonly long[] _resumed = new long[4];
     private readonly Stopwatch _clock = Stopwatch.StartNew();
+    private readonly Stopwatch _step = new();
+    private volatile string? _stepName;
 
     /// <summary>Raised (on a writer's thread) after a chunk of users is committed, with its number.</summary>
     public event Action<int>? ChunkCommitted;
@@ -53,6 +55,16 @@ public sealed class SeedProgress(SeedPlan plan)
     /// <summary>The rows are written: the rates stop here, before the keys are built.</summary>
     internal void LoadEnded() => _clock.Stop();
 
+    /// <summary>
+    /// What the seed does after the load, shown in the progress line: a key being built ("key
+    /// users_books_changes, 5 of 7") or ANALYZE. They take minutes at 10 M users with no rows to count.
+    /// </summary>
+    internal void Step(string name)
+    {
+        _stepName = name;
+        _step.Restart();
+    }
+
     /// <summary>Rows per second this run wrote into <paramref name="table"/>, over the load (keys excluded).</summary>
     public double Rate(SeedTable table) =>
         (Written(table) - Interlocked.Read(ref _resumed[(int)table])) / Math.Max(_clock.Elapsed.TotalSeconds, 1e-3);
@@ -77,7 +89,11 @@ public sealed class SeedProgress(SeedPlan plan)
         var rate = (written - resumed) / Math.Max(_clock.Elapsed.TotalSeconds, 1e-3);
         var eta = rate > 0 ? TimeSpan.FromSeconds(Math.Max(0, total - written) / rate) : TimeSpan.Zero;
         line.Append(CultureInfo.InvariantCulture, $"| {Percent(written, total):F1}%, ETA {eta:hh\\:mm\\:ss}");
-        if (written >= total)
+        if (_stepName is { } step)
+        {
+            line.Append(CultureInfo.InvariantCulture, $" ({step}, {_step.Elapsed:hh\\:mm\\:ss})");
+        }
+        else if (written >= total)
         {
             line.Append(" (building keys)");
         }

@@ -106,9 +106,10 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
         {
             if (await TableKeys.HasStashAsync(connection, cancellationToken))
             {
-                await TableKeys.RestoreAsync(connection, cancellationToken);
+                await TableKeys.RestoreAsync(connection, cancellationToken, progress);
             }
 
+            progress.Step("ANALYZE");
             await using (var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection) { CommandTimeout = 0 })
             {
                 await analyze.ExecuteNonQueryAsync(cancellationToken);

@@ -1,3 +1,4 @@
+using System.Globalization;
 using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Seeding;
@@ -42,7 +43,7 @@ internal static class TableKeys
         }
     }
 
-    public static async Task RestoreAsync(NpgsqlConnection connection, CancellationToken cancellationToken)
+    public static async Task RestoreAsync(NpgsqlConnection connection, CancellationToken cancellationToken, SeedProgress? progress = null)
     {
         var keys = new List<Key>();
         await using (var read = new NpgsqlCommand($"SELECT tbl, name, is_constraint, definition, ord FROM {Stash} ORDER BY ord, name", connection))
@@ -54,14 +55,17 @@ internal static class TableKeys
             }
         }
 
-        foreach (var key in keys)
+        for (var i = 0; i < keys.Count; i++)
         {
+            var key = keys[i];
+
             // A restore interrupted half-way left some keys built: those are kept, not built twice.
             if (await ExistsAsync(connection, key, cancellationToken))
             {
                 continue;
             }
 
+            progress?.Step(string.Create(CultureInfo.InvariantCulture, $"building key {key.Name}, {i + 1} of {keys.Count}"));
             var sql = key.IsConstraint
                 ? $"ALTER TABLE {key.Table} ADD CONSTRAINT {Quote(key.Name)} {key.Definition}"
                 : key.Definition;

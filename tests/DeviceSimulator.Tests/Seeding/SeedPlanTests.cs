@@ -30,3 +30,19 @@ public sealed class SeedPlanTests
         }
     }
 }
+
+/// <summary>The seed's progress line goes on saying what it does once the rows are written.</summary>
+public sealed class SeedProgressTests
+{
+    [Fact]
+    public void AfterTheLoadTheLineNamesTheKeyBeingBuiltAndForHowLong()
+    {
+        var plan = SeedPlan.Create(SeedScale.FromUsers(1_000, seed: 1));
+        var progress = new SeedProgress(plan);
+        progress.LoadEnded();
+
+        progress.Step("building key users_books_changes, 5 of 7");
+
+        Assert.Contains("(building key users_books_changes, 5 of 7, 00:00:", progress.Line(), StringComparison.Ordinal);
+    }
+}
