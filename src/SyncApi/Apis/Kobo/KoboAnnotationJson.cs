@@ -14,19 +14,9 @@ internal static class KoboAnnotationJson
 {
     private static readonly JsonDocumentOptions Options = new() { MaxDepth = 32 };
 
-    /// <summary>The body of a request, or a 400 <see cref="InvalidRequestException"/> naming what is wrong.</summary>
-    public static async Task<JsonDocument> ReadAsync(HttpRequest request, CancellationToken cancellationToken)
-    {
-        try
-        {
-            // Through the body's pipe: the arrival wait has already buffered the body there.
-            return await JsonDocument.ParseAsync(request.BodyReader.AsStream(), Options, cancellationToken);
-        }
-        catch (JsonException e)
-        {
-            throw new InvalidRequestException("body", $"The body is not JSON: {e.Message}");
-        }
-    }
+    /// <summary>A PATCH body, nested at most 32 deep (an annotation is a few levels), or a 400.</summary>
+    public static Task<JsonDocument> ReadAsync(HttpRequest request, CancellationToken cancellationToken) =>
+        KoboJson.ReadBodyAsync(request, cancellationToken, Options);
 
     /// <summary>The <c>updatedAnnotations</c> and <c>deletedAnnotationIds</c> of a PATCH body.</summary>
     public static (List<KoboAnnotation?> Updated, List<string?> Deleted) ReadPatch(JsonElement body)

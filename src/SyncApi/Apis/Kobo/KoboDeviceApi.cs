@@ -37,19 +37,11 @@ internal static class KoboDeviceApi
         string? userKey = null;
         if (context.Request.ContentLength is not 0)
         {
-            try
+            using var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken);
+            if (body.RootElement.ValueKind == JsonValueKind.Object
+                && body.RootElement.TryGetProperty("UserKey", out var key) && key.ValueKind == JsonValueKind.String)
             {
-                // Through the body's reader, where the body arrival wait left what it examined.
-                using var body = await JsonDocument.ParseAsync(context.Request.BodyReader.AsStream(), cancellationToken: cancellationToken);
-                if (body.RootElement.ValueKind == JsonValueKind.Object
-                    && body.RootElement.TryGetProperty("UserKey", out var key) && key.ValueKind == JsonValueKind.String)
-                {
-                    userKey = KoboJson.StringOf(key);
-                }
-            }
-            catch (JsonException error)
-            {
-                throw new InvalidRequestException("body", $"The body is not JSON: {error.Message}");
+                userKey = KoboJson.StringOf(key);
             }
         }
 

@@ -2,6 +2,7 @@ using System.Buffers;
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Kobo.Sync.Domain.Reading;
 
 namespace Kobo.Sync.SyncApi.Apis.Kobo;
 
@@ -30,6 +31,22 @@ internal static class KoboJson
 
     /// <summary>An empty object: the answer to a store call this service does not serve.</summary>
     public static IResult Empty() => TypedResults.Text("{}", ContentType);
+
+    /// <summary>
+    /// A device's request body as JSON, read through the body's pipe (where the body arrival wait left
+    /// it buffered), or a 400 <see cref="InvalidRequestException"/> for field <c>body</c> when it is not JSON.
+    /// </summary>
+    public static async Task<JsonDocument> ReadBodyAsync(HttpRequest request, CancellationToken cancellationToken, JsonDocumentOptions options = default)
+    {
+        try
+        {
+            return await JsonDocument.ParseAsync(request.BodyReader.AsStream(), options, cancellationToken);
+        }
+        catch (JsonException error)
+        {
+            throw new InvalidRequestException("body", $"The body is not JSON: {error.Message}");
+        }
+    }
 
     /// <summary>
     /// A JSON string's text, or null when it holds half a surrogate pair (an escape such as

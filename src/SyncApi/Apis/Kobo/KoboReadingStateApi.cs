@@ -48,15 +48,9 @@ internal static class KoboReadingStateApi
 
         var now = clock.GetUtcNow();
         PushedReadingState put;
-        try
+        using (var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken))
         {
-            // Through the body's reader, where the body arrival wait left what it examined.
-            using var body = await JsonDocument.ParseAsync(context.Request.BodyReader.AsStream(), cancellationToken: cancellationToken);
             put = KoboReadingStates.Read(body.RootElement, now);
-        }
-        catch (JsonException error)
-        {
-            throw new InvalidRequestException("body", $"The body is not JSON: {error.Message}");
         }
 
         KoboReadingStates.Check(put, now, settings.MaxClockSkew);

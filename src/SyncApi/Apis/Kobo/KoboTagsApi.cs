@@ -37,7 +37,7 @@ internal static class KoboTagsApi
 
     private static async Task<IResult> Create(HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
     {
-        using var body = await ReadAsync(context, cancellationToken);
+        using var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken);
         var name = Name(body.RootElement);
         var books = Items(body.RootElement);
         var caller = context.Caller();
@@ -57,7 +57,7 @@ internal static class KoboTagsApi
         string tagId, HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
     {
         var id = await LiveAsync(tagId, context, collections, cancellationToken);
-        using var body = await ReadAsync(context, cancellationToken);
+        using var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken);
         var name = Name(body.RootElement);
         await PushAsync(collections, context.Caller(), [new PushedCollectionOp(CollectionValidation.Upsert, id, name, null, Now(clock))], cancellationToken);
         return Done(StatusCodes.Status200OK);
@@ -83,7 +83,7 @@ internal static class KoboTagsApi
         string tagId, string op, int status, HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
     {
         var id = await LiveAsync(tagId, context, collections, cancellationToken);
-        using var body = await ReadAsync(context, cancellationToken);
+        using var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken);
         var books = Items(body.RootElement);
         if (books.Count > 0)
         {
@@ -123,19 +123,6 @@ internal static class KoboTagsApi
         {
             var field = rejected.Reason is { } reason && reason.StartsWith("name:", StringComparison.Ordinal) ? "Name" : "Items";
             throw new InvalidRequestException(field, rejected.Reason ?? "The tag change was refused.");
-        }
-    }
-
-    private static async Task<JsonDocument> ReadAsync(HttpContext context, CancellationToken cancellationToken)
-    {
-        try
-        {
-            // Through the body's reader, where the body arrival wait left what it examined.
-            return await JsonDocument.ParseAsync(context.Request.BodyReader.AsStream(), cancellationToken: cancellationToken);
-        }
-        catch (JsonException error)
-        {
-            throw new InvalidRequestException("body", $"The body is not JSON: {error.Message}");
         }
     }
 
