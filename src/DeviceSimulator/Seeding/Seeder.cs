@@ -16,8 +16,8 @@ public sealed record SeedResult(
 
 /// <summary>
 /// Seeds a data set of <see cref="SeedPlan"/> into PostgreSQL: the service's own migrations first
-/// (the schema is the service's, never re-declared here), the storage parameters of the large
-/// tables (<see cref="LargeTables"/>), then the keys dropped, the rows written with binary COPY by
+/// (the schema and the large tables' storage parameters are the service's, never re-declared here),
+/// then the keys dropped, the rows written with binary COPY by
 /// several writers over disjoint chunks of users, one transaction per chunk, the keys rebuilt and
 /// the tables analysed.
 /// <para>
@@ -57,7 +57,6 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
                     await TableKeys.RestoreAsync(connection, cancellationToken);
                 }
 
-                await LargeTables.ApplyAsync(connection, cancellationToken);
                 if (!options.KeysDuringLoad)
                 {
                     await TableKeys.DropAsync(connection, cancellationToken);

@@ -40,6 +40,28 @@ public sealed class SchemaMigratorTests
     }
 
     [Fact]
+    public async Task TheTablesThatGrowWithTheUsersCarryTheirStorageParameters()
+    {
+        await using var db = await FreshAsync();
+        await new SchemaMigrator(db.DataSource).MigrateAsync(TestTimeout.Token);
+
+        await using var command = db.DataSource.CreateCommand(
+            "SELECT relname, array_to_string(reloptions, ',') FROM pg_class WHERE relname IN ('users', 'highlights', 'users_books', 'reading_states') ORDER BY relname");
+        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
+        var options = new Dictionary<string, string>();
+        while (await reader.ReadAsync(TestTimeout.Token))
+        {
+            options[reader.GetString(0)] = reader.IsDBNull(1) ? "" : reader.GetString(1);
+        }
+
+        Assert.Equal("fillfactor=90,autovacuum_vacuum_scale_factor=0.02,autovacuum_analyze_scale_factor=0.02", options["users"]);
+        foreach (var table in new[] { "highlights", "users_books", "reading_states" })
+        {
+            Assert.Equal("autovacuum_vacuum_scale_factor=0.01,autovacuum_analyze_scale_factor=0.01", options[table]);
+        }
+    }
+
+    [Fact]
     public async Task TwoInstancesMigratingOneFreshDatabaseAtOnceApplyEachMigrationOnce()
     {
         await using var db = await FreshAsync();
