@@ -25,8 +25,7 @@ module "postgres" {
 
   instance_type          = local.selected.database_instance_type
   arch                   = local.selected.database_arch
-  shared_buffers         = local.selected.database_shared_buffers
-  effective_cache_size   = local.selected.database_effective_cache_size
+  postgres_parameters    = local.postgres_parameters
   data_volume_gb         = local.selected.database_data_volume_gb
   data_volume_type       = var.data_volume_type
   data_volume_iops       = var.data_volume_iops

@@ -5,34 +5,48 @@
 locals {
   profiles = {
     "budget-arm" = {
-      database_instance_type        = "r6g.large" # 2 ARM cores, 16 GB
-      database_arch                 = "arm64"
-      database_shared_buffers       = "4GB"       # a quarter of the memory
-      database_effective_cache_size = "12GB"      # buffers + page cache
-      database_data_volume_gb       = 1500        # the 985 GB logical set plus indexes and WAL; grows online
-      syncapi_instance_type         = "m6g.large" # scale out, not up: 2 in two zones, up to 6
-      syncapi_arch                  = "arm64"
-      syncapi_min_size              = 2
-      syncapi_max_size              = 6
-      syncapi_desired_size          = 2
-      loadgen_instance_type         = "m5a.2xlarge" # 8 cores, as in the published runs
-      loadgen_arch                  = "x86_64"
+      database_instance_type  = "r6g.large" # 2 ARM cores, 16 GB
+      database_arch           = "arm64"
+      database_memory_mb      = 16384       # the large-data settings' memory shares are of this
+      database_data_volume_gb = 500         # 283 GB measured for the full set, WAL, bloat, a rebuild (docs/capacity.md); grows online
+      syncapi_instance_type   = "m6g.large" # scale out, not up: 2 in two zones, up to 6
+      syncapi_arch            = "arm64"
+      syncapi_min_size        = 2
+      syncapi_max_size        = 6
+      syncapi_desired_size    = 2
+      loadgen_instance_type   = "m5a.2xlarge" # 8 cores, as in the published runs
+      loadgen_arch            = "x86_64"
     }
     "high-perf" = {
-      database_instance_type        = "r6i.8xlarge" # 32 cores, 256 GB
-      database_arch                 = "x86_64"
-      database_shared_buffers       = "64GB"
-      database_effective_cache_size = "192GB"
-      database_data_volume_gb       = 2000          # the whole set with 50% headroom
-      syncapi_instance_type         = "m5a.8xlarge" # one web machine, as in the published runs
-      syncapi_arch                  = "x86_64"
-      syncapi_min_size              = 1
-      syncapi_max_size              = 3
-      syncapi_desired_size          = 1
-      loadgen_instance_type         = "m5a.2xlarge"
-      loadgen_arch                  = "x86_64"
+      database_instance_type  = "r6i.8xlarge" # 32 cores, 256 GB
+      database_arch           = "x86_64"
+      database_memory_mb      = 262144
+      database_data_volume_gb = 500           # the same data as budget-arm (docs/capacity.md)
+      syncapi_instance_type   = "m5a.8xlarge" # one web machine, as in the published runs
+      syncapi_arch            = "x86_64"
+      syncapi_min_size        = 1
+      syncapi_max_size        = 3
+      syncapi_desired_size    = 1
+      loadgen_instance_type   = "m5a.2xlarge"
+      loadgen_arch            = "x86_64"
     }
   }
 
   selected = local.profiles[var.profile]
+
+  # The PostgreSQL settings for data larger than memory, from the one file the embedded server, the
+  # local cluster and load/bench/scale.sh use (docs/postgres.md): "key = value  # why" lines; a value
+  # ending in % is that share of the profile's database memory, in whole MB.
+  large_data_lines = [
+    for line in split("\n", file("${path.module}/../../src/SyncApi/Infrastructure/Storage/Embedded/large-data.conf")) :
+    trimspace(split("#", line)[0]) if trimspace(split("#", line)[0]) != ""
+  ]
+  postgres_parameters = {
+    for line in local.large_data_lines :
+    trimspace(split("=", line)[0]) => (
+      endswith(trimspace(split("=", line)[1]), "%")
+      ? "${floor(local.selected.database_memory_mb * tonumber(trimsuffix(trimspace(split("=", line)[1]), "%")) / 100)}MB"
+      : trimspace(split("=", line)[1])
+    )
+  }
 }

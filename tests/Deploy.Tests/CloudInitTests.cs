@@ -81,6 +81,58 @@ public sealed partial class CloudInitTests : IDisposable
         Assert.Equal("/usr/lib/postgresql/15/bin", patroni.GetProperty("postgresql").GetProperty("bin_dir").GetString());
     }
 
+    [FactWhenOnPath("terraform", "/usr/bin/python3")]
+    public void EveryNodeBootstrapsWithThePostgresParametersItIsGiven()
+    {
+        var parameters = PatroniConfig("postgres-node-a").GetProperty("bootstrap").GetProperty("dcs").GetProperty("postgresql").GetProperty("parameters");
+
+        Assert.Equal("4096MB", parameters.GetProperty("shared_buffers").GetString());
+        Assert.Equal("12288MB", parameters.GetProperty("effective_cache_size").GetString());
+        Assert.Equal("1.1", parameters.GetProperty("random_page_cost").GetString());
+        Assert.Equal(200, parameters.GetProperty("max_connections").GetInt32());
+    }
+
+    /// <summary>
+    /// The root module's rendering of large-data.conf, evaluated by Terraform for each profile: every
+    /// setting of the file, the memory shares taken of the profile's database memory.
+    /// </summary>
+    [TheoryWhenOnPath("terraform")]
+    [InlineData("budget-arm", "4096MB", "12288MB")]
+    [InlineData("high-perf", "65536MB", "196608MB")]
+    public void EachProfileGetsEveryLargeDataSettingForItsDatabaseMemory(string profile, string sharedBuffers, string effectiveCacheSize)
+    {
+        var root = Path.Combine(_scratch, $"profiles-{profile}", "deploy", "terraform");
+        Directory.CreateDirectory(root);
+        File.CreateSymbolicLink(Path.Combine(_scratch, $"profiles-{profile}", "src"), Repository.PathOf("src"));
+        File.Copy(Repository.PathOf("deploy/terraform/profiles.tf"), Path.Combine(root, "profiles.tf"));
+        File.WriteAllText(Path.Combine(root, "render.tf"), $$"""
+            variable "profile" {
+              default = "{{profile}}"
+            }
+
+            output "parameters" {
+              value = local.postgres_parameters
+            }
+            """);
+        foreach (var step in new[] { new[] { "init", "-input=false", "-no-color" }, ["apply", "-auto-approve", "-input=false", "-no-color"] })
+        {
+            var outcome = ProcessRunner.Run("terraform", step, root, TimeSpan.FromMinutes(1));
+            Assert.True(outcome.ExitCode == 0, $"terraform {step[0]}: {outcome.StdOut}{outcome.StdErr}");
+        }
+
+        var output = ProcessRunner.Run("terraform", ["output", "-json", "parameters"], root, TimeSpan.FromMinutes(1));
+        Assert.True(output.ExitCode == 0, output.StdErr);
+        var parameters = JsonSerializer.Deserialize<Dictionary<string, string>>(output.StdOut)!;
+        var inFile = File.ReadLines(Repository.PathOf("src/SyncApi/Infrastructure/Storage/Embedded/large-data.conf"))
+            .Select(l => l.Split('#')[0].Trim()).Where(l => l.Length > 0).Select(l => l.Split('=')[0].Trim());
+
+        Assert.Equal(inFile.Order(StringComparer.Ordinal), parameters.Keys.Order(StringComparer.Ordinal));
+        Assert.Equal(sharedBuffers, parameters["shared_buffers"]);
+        Assert.Equal(effectiveCacheSize, parameters["effective_cache_size"]);
+        Assert.Equal("1.1", parameters["random_page_cost"]);
+        Assert.DoesNotContain(parameters.Values, v => v.EndsWith('%'));
+    }
+
     [FactWhenOnPath("terraform", "/usr/bin/python3", "patroni")]
     public void TheConfigurationWrittenAtStartPassesPatronisOwnValidator()
     {
@@ -284,8 +336,7 @@ public sealed partial class CloudInitTests : IDisposable
           client_cidr                     = "10.40.0.0/16"
           database_name                   = "kobo_sync"
           app_user                        = "kobo"
-          shared_buffers                  = "4GB"
-          effective_cache_size            = "12GB"
+          postgres_parameters             = { shared_buffers = "4096MB", effective_cache_size = "12288MB", random_page_cost = "1.1" }
           region                          = "us-east-1"
           data_volume_device              = "/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_vol0123456789abcdef0"
           superuser_password_secret_arn   = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-superuser-AbCdEf"

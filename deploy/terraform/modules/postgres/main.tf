@@ -201,8 +201,7 @@ data "cloudinit_config" "node" {
       client_cidr                     = var.client_cidr
       database_name                   = var.database_name
       app_user                        = var.app_user
-      shared_buffers                  = var.shared_buffers
-      effective_cache_size            = var.effective_cache_size
+      postgres_parameters             = var.postgres_parameters
       region                          = data.aws_region.current.name
       data_volume_device              = "/dev/disk/by-id/nvme-Amazon_Elastic_Block_Store_${replace(aws_ebs_volume.data[count.index].id, "-", "")}"
       superuser_password_secret_arn   = var.superuser_password_secret_arn

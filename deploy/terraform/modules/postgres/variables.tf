@@ -137,23 +137,18 @@ variable "app_user" {
   }
 }
 
-variable "shared_buffers" {
-  description = "PostgreSQL shared_buffers (about a quarter of the instance's memory, from the selected profile), e.g. \"4GB\"."
-  type        = string
+variable "postgres_parameters" {
+  description = "PostgreSQL settings for data larger than memory (the root module renders large-data.conf for the profile's memory), e.g. { shared_buffers = \"4096MB\" }."
+  type        = map(string)
 
   validation {
-    condition     = can(regex("^[0-9]+(MB|GB)$", var.shared_buffers))
-    error_message = "The shared_buffers must be a size such as \"4GB\" or \"512MB\"."
+    condition     = alltrue([for name, value in var.postgres_parameters : can(regex("^[a-z_]+$", name)) && can(regex("^[A-Za-z0-9._]+$", value))])
+    error_message = "Each PostgreSQL parameter must be a lowercase setting name with a plain value such as \"4096MB\", \"1.1\" or \"on\"."
   }
-}
-
-variable "effective_cache_size" {
-  description = "PostgreSQL effective_cache_size (about three quarters of the instance's memory), e.g. \"12GB\"."
-  type        = string
 
   validation {
-    condition     = can(regex("^[0-9]+(MB|GB)$", var.effective_cache_size))
-    error_message = "The effective_cache_size must be a size such as \"12GB\"."
+    condition     = contains(keys(var.postgres_parameters), "shared_buffers") && contains(keys(var.postgres_parameters), "effective_cache_size")
+    error_message = "The PostgreSQL parameters must set shared_buffers and effective_cache_size."
   }
 }
 

@@ -5,8 +5,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 
 /// <summary>
 /// The server settings for data larger than memory (<c>large-data.conf</c> beside this file, built in
-/// as a resource): the embedded server starts with them (<see cref="Install"/>), and the local cluster and the scale
-/// benchmark render the same file (<c>deploy/postgres/settings.sh</c>), so the three never drift.
+/// as a resource): the embedded server starts with them (<see cref="Install"/>); the local cluster and the scale
+/// benchmark render the same file (<c>deploy/postgres/settings.sh</c>), and so does the Terraform root module for
+/// each profile's database memory, so the four never drift. Each choice and what it measured: docs/postgres.md.
 /// A memory value written as a percentage is that share of the machine's memory divided by the
 /// servers sharing it, in whole megabytes.
 /// </summary>
