@@ -2,8 +2,9 @@
 # The three hot reads at a data set larger than memory, from a fresh clone, in one command:
 #
 #   load/bench/scale.sh --data-dir /srv/kobo-scale [--users 10000000] [--sizes 3000,200000,1000000,10000000]
-#                       [--rates 250,500,1000,2000,4000,8000] [--step-seconds 30] [--cold-rate 500] [--cold-seconds 60]
-#                       [--only growth,reads,cold] [--no-build]
+#                       [--rates 250,500,1000,2000,4000,8000] [--step-seconds 30] [--warmup-seconds 30] [--cold-rate 500] [--cold-seconds 60]
+#                       [--only growth,reads,settings,cold] [--fronts rest,grpc,postgres] [--pg-set KEY=VALUE ...]
+#                       [--user-offset N] [--no-build]
 #   load/bench/scale.sh --data-dir /tmp/kobo-scale-small --small
 #
 # 1. Disk: states what the data sets need (the seed's planned rows per table times the bytes
@@ -13,34 +14,50 @@
 #    runs), loopback only, default durability, with the settings for data larger than memory that the
 #    embedded server and the local cluster use (deploy/postgres/settings.sh renders the one file).
 # 3. growth: for each size up to --users, seeds it (the simulator's seed: resumable, DATA_DIR/seed-*.log)
-#    and steps the three reads over REST up to the SLA; one row per size: rate at SLA, p99, service CPU
+#    settles it (below) and steps the three reads over REST up to the SLA; one row per size: rate at SLA, p99, service CPU
 #    per request, PostgreSQL CPU (/proc/<pid>/stat sampled every 0.25 s, over the run's load window),
 #    buffer misses (blks_read) and disk reads (/proc/diskstats) per request.
 # 4. reads: at --users, the three reads over REST, gRPC and against the raw database (the simulator's
-#    PostgreSQL mode), each stepped through --rates at constant rate (uniform arrivals, latency from the
+#    PostgreSQL mode; --fronts picks some of them), each stepped through --rates at constant rate (uniform arrivals, latency from the
 #    intended start) until the 200 ms SLA breaks (p99 above 200 ms or more than 0.1% failed): per step the
 #    rate, % within 200 ms, p95, p99, p99.9, max and the generator's own CPU. The highlight reads sample
 #    the 100,000 heaviest users (the seed's list); user by id reads every user once, shuffled, with no
-#    repeats across steps (each step starts where the previous stopped).
-# 5. cold: stops the service and PostgreSQL, empties the page cache (drop_caches; else vmtouch -e; else
+#    repeats across steps (each step starts where the previous stopped; --user-offset N starts the first
+#    step N users in, so that a second run reads users the first did not).
+# 5. settings: the large-data settings against their alternatives on the same data, without a restart
+#    (load/bench/scale-settings.sh: the reads' plans, an index build, the users' fill factor under a push's
+#    updates, WAL per push with and without compression, a throttled vacuum; settings.md).
+# 6. cold: stops the service and PostgreSQL, empties the page cache (drop_caches; else vmtouch -e; else
 #    posix_fadvise DONTNEED over every file of the data directory; the summary says which), starts both
 #    and replays user by id at --cold-rate from the first second: time to first answer and % within
 #    200 ms in the first 10, 30 and 60 s.
 #
+# Before a size is measured it is settled: VACUUM (ANALYZE) once per database (the visibility map and hint
+# bits a served database has, which a fresh COPY lacks), then CHECKPOINT, sync (the seed's dirty pages
+# written out) and a wait for autovacuum to go idle, so that no step shares the disk with the load's
+# aftermath. Before the steps of each read over each front, one unrecorded warm-up of --warmup-seconds at
+# the first rate (the JIT, the token cache, the pages of the heaviest users).
 # Everything targets loopback and stops by itself: each load step is bounded by its duration and rate,
 # each simulator run by a timeout; the service and PostgreSQL are stopped at the end (the data stays in
 # DATA_DIR for the next run; a seed of the same size is not repeated). --small is the proof that the
 # tooling works: 20,000 users, sizes 3,000 and 20,000, one short step per read and front, a 10 s cold
 # start; a couple of minutes at most, run by the simulator's tests.
-# Results: load/results/scale-<time>/summary.md (the benchmark's table shape) and each run's report.html.
+# --pg-set KEY=VALUE (repeatable) overrides one of the large-data settings for this run, to measure a
+# setting against its alternative on the same data (docs/postgres.md).
+# Results: load/results/scale-<time>/summary.md (the benchmark's table shape), report.html (the summary with
+# the latency-over-time plots of the full size's steps and the cold start, and the cost-by-size plots) and
+# each simulator run's own report.html.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 repo=$(pwd)
 # shellcheck source=deploy/postgres/settings.sh
 . deploy/postgres/settings.sh
+# shellcheck source=load/bench/scale-settings.sh
+. load/bench/scale-settings.sh
 
-data_dir="" users=10000000 sizes=3000,200000,1000000,10000000 rates=250,500,1000,2000,4000,8000 step_seconds=30
-cold_rate=500 cold_seconds=60 only=growth,reads,cold build=1 out=""
+data_dir="" users=10000000 sizes=3000,200000,1000000,10000000 rates=250,500,1000,2000,4000,8000 step_seconds=30 warmup_seconds=30 settings_seconds=15
+cold_rate=500 cold_seconds=60 only=growth,reads,settings,cold fronts=rest,grpc,postgres build=1 out="" first_user_offset=0
+pg_overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --data-dir) data_dir="$2"; shift 2 ;;
@@ -48,12 +65,18 @@ while [ $# -gt 0 ]; do
     --sizes) sizes="$2"; shift 2 ;;
     --rates) rates="$2"; shift 2 ;;
     --step-seconds) step_seconds="$2"; shift 2 ;;
+    --warmup-seconds) warmup_seconds="$2"; shift 2 ;;
     --cold-rate) cold_rate="$2"; shift 2 ;;
     --cold-seconds) cold_seconds="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
+    --fronts) fronts="$2"; shift 2 ;;
+    --pg-set)
+      [[ "$2" =~ ^[a-z_]+=[^[:space:]]+$ ]] || { echo "--pg-set takes KEY=VALUE (one PostgreSQL setting, no spaces): $2" >&2; exit 2; }
+      pg_overrides+=("$2"); shift 2 ;;
+    --user-offset) first_user_offset="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
-    --small) users=20000 sizes=3000,20000 rates=100 step_seconds=1 cold_rate=50 cold_seconds=10; shift ;;
+    --small) users=20000 sizes=3000,20000 rates=100 step_seconds=1 warmup_seconds=1 settings_seconds=1 cold_rate=50 cold_seconds=10; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -120,6 +143,7 @@ if [ "$(id -u)" -eq 0 ]; then
   chmod 755 "$data_dir"
 fi
 mapfile -t pg_settings < <(postgres_large_data_args 1)
+for setting in "${pg_overrides[@]}"; do pg_settings+=(-c "$setting"); done # later -c wins
 npg="" pg="" data_users=0
 key=bench-signing-key-that-is-at-least-32-bytes
 export KOBO_SIM_SIGNING_KEY=$key
@@ -131,9 +155,13 @@ pg_start() {
 }
 pg_stop() { "${as_pg[@]}" "$bin/pg_ctl" -D "$pgdata" -m fast -t 600 stop >/dev/null 2>&1 || true; }
 postmaster() { head -1 "$pgdata/postmaster.pid"; }
+# The admission queue holds the SLA's worth of arrivals at the rates stepped (200 ms x 5,000/s): with the
+# default 128 a 30-60 ms hiccup of this shared box at 4,000/s filled it, and the service refused requests
+# while its p99 was 60 ms (docs/performance.md, "Scale"). The raw database's front has no such limit.
 service_start() {
   ASPNETCORE_ENVIRONMENT=Production Auth__SigningKey=$key Paging__CursorKey=bench-cursor-key-that-is-at-least-32-bytes-long \
     Storage__ConnectionString="$npg;Maximum Pool Size=200" Endpoints__Rest=$rest Endpoints__Grpc=$grpc Demo__Seed=false \
+    Admission__QueueLimit=1024 \
     timeout 86400 dotnet "$service_dll" >>"$data_dir/service.log" 2>&1 &
   service=$!
 }
@@ -165,7 +193,8 @@ if [ ! -f "$pgdata/PG_VERSION" ]; then
   [ ${#as_pg[@]} -eq 0 ] || chown postgres "$pgdata"
   "${as_pg[@]}" "$bin/initdb" -D "$pgdata" -U postgres -A trust --encoding=UTF8 --no-locale >/dev/null
 fi
-log "PostgreSQL $(basename "$(dirname "$bin")") on 127.0.0.1:$pg_port: $(postgres_large_data_settings 1 | head -3 | tr '\n' ' ')..."
+log "PostgreSQL $(basename "$(dirname "$bin")") on 127.0.0.1:$pg_port: $(postgres_large_data_settings 1 | head -3 | tr '\n' ' ')...${pg_overrides[*]:+ overridden: ${pg_overrides[*]}}"
+[ ${#pg_overrides[@]} -eq 0 ] || printf '%s\n' "${pg_overrides[@]}" >"$out/pg-overrides"
 pg_start
 
 # SIZE: each size has its own database (kobo_sync_SIZE), kept between runs, so a size is seeded once.
@@ -211,6 +240,7 @@ seed() { # SIZE: seeds kobo_sync_SIZE unless it is already seeded; an interrupte
     return 0
   fi
   log "seed: $n users into kobo_sync_$n (progress every 5 s; log $data_dir/seed-$n.log)"
+  rm -f "$data_dir/vacuumed-$n" # new rows: the settle step vacuums them again
   seed_run "$n" || code=$?
   if [ "$code" -eq 3 ]; then # refused: a finished seed without its list (stopped while writing it); replace it
     log "seed: kobo_sync_$n holds a seed this run did not finish; replacing it"
@@ -230,6 +260,26 @@ seed_run() { # SIZE [--truncate]
   wait "$runner" || code=$?
   runner=""
   return "$code"
+}
+
+# SIZE: vacuums kobo_sync_SIZE once, then checkpoints, flushes the OS's dirty pages and waits (at most
+# 10 minutes) until no autovacuum worker runs
+settle() {
+  local n=$1 started waited
+  started=$(date +%s)
+  if [ ! -f "$data_dir/vacuumed-$n" ]; then
+    log "settle: VACUUM (ANALYZE) of kobo_sync_$n"
+    psql "$pg" -qXc "VACUUM (ANALYZE)" >/dev/null
+    touch "$data_dir/vacuumed-$n"
+  fi
+  psql "$pg" -qXc "CHECKPOINT" >/dev/null
+  sync
+  for waited in $(seq 1 600); do
+    [ "$(psql "$pg" -qXAtc "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")" -eq 0 ] && break
+    [ "$waited" -gt 1 ] || log "settle: waiting for autovacuum to finish"
+    sleep 1
+  done
+  log "settle: kobo_sync_$n settled in $(( $(date +%s) - started )) s"
 }
 
 # NAME READ TRANSPORT RATE SECONDS OFFSET [WARMUP] [RETRIES]: a one-scenario, one-step profile at constant rate
@@ -261,11 +311,15 @@ run() {
 stats() { python3 load/bench/scale_stats.py step "$out/$1/result.json"; }
 
 # SIZE FRONTS: steps each read over each front until the SLA breaks; appends to steps.tsv
-user_offset=0
+user_offset=$first_user_offset
 sla_search() {
   local size=$1 fronts=$2 read transport rate name line before_svc before_pg before_blks before_disk syncs
   for read in highlights-by-user highlights-by-book user-by-id; do
     for transport in ${fronts//,/ }; do
+      name="$size-$read-$transport-warmup"
+      profile "$name" "$read" "$transport" "${rates%%,*}" "$warmup_seconds" "$user_offset"
+      run "$name"
+      [ "$read" != user-by-id ] || user_offset=$((user_offset + $(stats "$name" | cut -f2) + 5))
       for rate in ${rates//,/ }; do
         name="$size-$read-$transport-$rate"
         profile "$name" "$read" "$transport" "$rate" "$step_seconds" "$user_offset"
@@ -299,23 +353,29 @@ for size in "${size_list[@]}"; do
   service_stop
   use_size "$size"
   seed "$size"
+  settle "$size"
   service_start; service_wait
   if has growth; then
     log "growth: $size users, the three reads over REST"
-    user_offset=0
+    user_offset=$first_user_offset
     sla_search "$size" rest
   fi
 done
 if [ "$data_users" != "$users" ]; then
-  service_stop; use_size "$users"; seed "$users"; service_start; service_wait
+  service_stop; use_size "$users"; seed "$users"; settle "$users"; service_start; service_wait
 fi
 if has reads; then
-  has growth || user_offset=0
-  log "reads: $users users over REST, gRPC and the raw database, stepped through $rates/s"
-  fronts=rest,grpc,postgres
+  has growth || user_offset=$first_user_offset
+  log "reads: $users users over ${fronts//,/, }, stepped through $rates/s"
   # REST at this size was stepped by the growth run when the size was in its list.
-  if awk -F'\t' -v n="$users" '$1 == n && $3 == "rest" { found = 1 } END { exit !found }' "$steps_tsv"; then fronts=grpc,postgres; fi
-  sla_search "$users" "$fronts"
+  if awk -F'\t' -v n="$users" '$1 == n && $3 == "rest" { found = 1 } END { exit !found }' "$steps_tsv"; then
+    fronts=$(echo ",$fronts," | sed 's/,rest,/,/; s/^,//; s/,$//')
+  fi
+  [ -z "$fronts" ] || sla_search "$users" "$fronts"
+fi
+
+if has settings; then
+  settings_measure
 fi
 
 cold_method=""
@@ -366,5 +426,6 @@ PY
 fi
 
 python3 load/bench/scale_stats.py summary "$out" "$users" "$rates" "$step_seconds" >"$summary"
-log "summary: $summary"
+python3 load/bench/scale_stats.py report "$out" >/dev/null
+log "summary: $summary (with its plots: $out/report.html)"
 cat "$summary"

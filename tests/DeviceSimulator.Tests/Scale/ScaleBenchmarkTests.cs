@@ -22,11 +22,12 @@ public sealed class ScaleBenchmarkTests : IDisposable
     }
 
     [Fact]
-    public async Task TheSmallRunSeedsStepsEveryReadOverEveryFrontStartsColdAndWritesItsSummary()
+    public async Task TheSmallRunSeedsStepsEveryReadOverEveryFrontMeasuresTheSettingsStartsColdAndWritesItsSummary()
     {
         var results = Path.Combine(_scratch, "results");
 
-        var (exit, output) = await RunAsync("timeout", "300", "load/bench/scale.sh", "--small", "--no-build", "--data-dir", Path.Combine(_scratch, "data"), "--out", results);
+        var (exit, output) = await RunAsync("timeout", "300", "load/bench/scale.sh", "--small", "--no-build", "--data-dir", Path.Combine(_scratch, "data"), "--out", results,
+            "--pg-set", "random_page_cost=1.2");
 
         Assert.True(exit == 0, output);
         var summary = await File.ReadAllTextAsync(Path.Combine(results, "summary.md"));
@@ -44,6 +45,35 @@ public sealed class ScaleBenchmarkTests : IDisposable
         Assert.Contains("- first answer: ", summary, StringComparison.Ordinal);
         Assert.Contains("| 20,000 | ", summary, StringComparison.Ordinal); // the seeds' bytes per document
         Assert.True(File.Exists(Path.Combine(results, "20000-user-by-id-grpc-100", "report.html")));
+        Assert.Contains("`random_page_cost=1.2`", summary, StringComparison.Ordinal);
+
+        // Each large-data setting against its alternative, measured on the same data.
+        Assert.Matches(@"\| highlights by user \| [^|]*Index Scan using highlights_pkey on highlights \| [^|]+ \| (yes|no) \|", summary);
+        Assert.Matches(@"\| 64MB \(default\) \| [\d.]+ s \|", summary);
+        Assert.Matches(@"\| 90 \| [\d,]+ \| [\d.]+% \| -?[\d.]+% \| -?[\d.]+% \|", summary);
+        Assert.Matches(@"\| on \| [\d,]+ \| \d+ \|", summary);
+        Assert.Matches(@"\| 200 \| [\d.]+ s \|", summary);
+
+        // The run's own page: latency over time of every read at the full size and of the cold start,
+        // and the cost by size, each an inline chart with a line per series.
+        var report = await File.ReadAllTextAsync(Path.Combine(results, "report.html"));
+        foreach (var title in new[] { "highlights by user: p99 per second", "user by id: p99 per second", "cold start, user by id: per second",
+                     "rate at the SLA by size", "CPU per request by size", "disk reads per request by size" })
+        {
+            var at = report.IndexOf($">{title}</text>", StringComparison.Ordinal);
+            Assert.True(at >= 0, title);
+            Assert.Contains("<polyline", report[at..report.IndexOf("</svg>", at, StringComparison.Ordinal)], StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task ASettingOverrideThatIsNotKeyEqualsValueIsRefusedBeforeAnythingStarts()
+    {
+        var (exit, output) = await RunAsync("bash", "load/bench/scale.sh", "--small", "--no-build", "--data-dir", Path.Combine(_scratch, "data"), "--pg-set", "shared_buffers 1GB");
+
+        Assert.Equal(2, exit);
+        Assert.Contains("--pg-set takes KEY=VALUE", output, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(Path.Combine(_scratch, "data", "pgdata")));
     }
 
     [Fact]
