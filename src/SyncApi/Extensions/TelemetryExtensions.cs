@@ -32,6 +32,18 @@ public static class TelemetryExtensions
     public const string EnabledKey = "Telemetry:Enabled";
     public const string ServiceName = "kobo-sync";
 
+    /// <summary>
+    /// The service's name in its telemetry: what the standard variables say (<c>OTEL_SERVICE_NAME</c>, else
+    /// <c>service.name</c> in <c>OTEL_RESOURCE_ATTRIBUTES</c>), read by the SDK's own detectors; <see cref="ServiceName"/>
+    /// when they name none (the SDK's fallback is <c>unknown_service:...</c>).
+    /// </summary>
+    internal static string ResourceServiceName()
+    {
+        var detected = ResourceBuilder.CreateDefault().Build().Attributes
+            .FirstOrDefault(a => a.Key == "service.name").Value as string;
+        return detected is null || detected.StartsWith("unknown_service", StringComparison.Ordinal) ? ServiceName : detected;
+    }
+
     public static WebApplicationBuilder AddTelemetry(this WebApplicationBuilder builder)
     {
         var configuration = builder.Configuration;
@@ -46,7 +58,7 @@ public static class TelemetryExtensions
 
         var version = typeof(TelemetryExtensions).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
         var otel = services.AddOpenTelemetry()
-            .ConfigureResource(resource => resource.AddService(ServiceName, serviceVersion: version))
+            .ConfigureResource(resource => resource.AddService(ResourceServiceName(), serviceVersion: version))
             .WithMetrics(metrics =>
             {
                 metrics.AddMeter(SyncMetrics.MeterName)

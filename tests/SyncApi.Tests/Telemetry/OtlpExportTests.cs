@@ -50,6 +50,31 @@ public sealed class OtlpExportTests
         Assert.Contains("/v1/logs", receiver.Paths);
     }
 
+    [Theory]
+    [InlineData("OTEL_SERVICE_NAME", "sync-canary-eu1", "sync-canary-eu1")]
+    [InlineData("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=canary,service.name=sync-canary-us2", "sync-canary-us2")]
+    public async Task TheStandardVariablesNameTheServiceInItsTelemetry(string variable, string value, string expected)
+    {
+        await using var receiver = new OtlpReceiver();
+        var user = (await SharedDemoDatabase.GetAsync()).HeavyUser.Value;
+        Environment.SetEnvironmentVariable(variable, value);
+        try
+        {
+            using var host = new SyncGrpcTestHost();
+            using var device = DeviceTraffic.Rest(host, user);
+            Assert.Equal(HttpStatusCode.OK, await DeviceTraffic.GetAsync(device, $"/v1/users/{user}"));
+            await receiver.WaitForTextAsync("/v1/traces", expected);
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable(variable, null);
+        }
+
+        var traces = string.Concat(receiver.Bodies("/v1/traces").Select(Encoding.UTF8.GetString));
+        Assert.Contains(expected, traces, StringComparison.Ordinal);
+        Assert.Equal("kobo-sync", TelemetryExtensions.ResourceServiceName()); // and the default again once they are gone
+    }
+
     [Fact]
     public async Task LogsLeavingByOtlpAreTheRedactedSerilogEventsEvenAtTheMostVerboseLevel()
     {
