@@ -2,14 +2,12 @@ using System.Globalization;
 
 namespace Kobo.Sync.Domain.Ids;
 
-/// <summary>The number of a book in the catalogue; its document id is <c>ebooks/{no}</c>.</summary>
+/// <summary>The number of a book in the catalogue.</summary>
 public readonly record struct BookNo
 {
     public BookNo(long value) => Value = EntityNo.RequirePositive(value, nameof(value));
 
     public long Value { get; }
-
-    public string DocumentId => "ebooks/" + ToString();
 
     public static bool TryParse(ReadOnlySpan<char> text, out BookNo bookNo)
     {

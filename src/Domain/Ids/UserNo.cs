@@ -2,14 +2,12 @@ using System.Globalization;
 
 namespace Kobo.Sync.Domain.Ids;
 
-/// <summary>The number of a reader account; its document id is <c>users/{no}</c>.</summary>
+/// <summary>The number of a reader account.</summary>
 public readonly record struct UserNo
 {
     public UserNo(long value) => Value = EntityNo.RequirePositive(value, nameof(value));
 
     public long Value { get; }
-
-    public string DocumentId => "users/" + ToString();
 
     public static bool TryParse(ReadOnlySpan<char> text, out UserNo userNo)
     {

@@ -37,6 +37,4 @@ public sealed record SyncSettings(TimeSpan MaxClockSkew, int MaxDevicesPerUser, 
 
     /// <summary>The most bytes of text, notes and locations one user's live highlights may hold; a push past it is refused whole.</summary>
     public long MaxHighlightBytesPerUser { get; init; } = DefaultMaxHighlightBytesPerUser;
-
-    public static SyncSettings Default { get; } = new(TimeSpan.FromMinutes(5), DefaultMaxDevicesPerUser, TimeSpan.FromHours(720) + TimeSpan.FromSeconds(30));
 }

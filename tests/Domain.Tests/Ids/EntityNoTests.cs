@@ -36,13 +36,6 @@ public sealed class EntityNoTests
     }
 
     [Fact]
-    public void DocumentIdsFollowTheCollectionScheme()
-    {
-        Assert.Equal("users/42", new UserNo(42).DocumentId);
-        Assert.Equal("ebooks/56717", new BookNo(56717).DocumentId);
-    }
-
-    [Fact]
     public void ZeroOrNegativeNumbersCannotBeConstructed()
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => new UserNo(0));

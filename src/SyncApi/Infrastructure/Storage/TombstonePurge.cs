@@ -13,8 +13,4 @@ public sealed class TombstonePurge(NpgsqlDataSource dataSource)
     public async Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
         await PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeTombstones, cutoff, batchSize, cancellationToken).ConfigureAwait(false)
         + await PurgeBatches.RunAsync(dataSource, CollectionQueries.PurgeTombstones, cutoff, batchSize, cancellationToken).ConfigureAwait(false);
-
-    /// <summary>One batch, one transaction; returns how many tombstones it deleted.</summary>
-    public Task<int> PurgeBatchAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
-        PurgeBatches.RunOneAsync(dataSource, SyncQueries.PurgeTombstones, cutoff, batchSize, cancellationToken);
 }
