@@ -139,7 +139,7 @@ public sealed class PullChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
             for (var i = 0; !stop.IsCancellationRequested; i++)
             {
                 var keys = Enumerable.Range(0, 3).Select(j => $"w{w}-{i}-{j}").ToArray();
-                var results = await device.PushAsync(user, keys.Select(k => Upsert(k, "t", T0)).ToArray());
+                var results = await PushAsADeviceDoesAsync(device, user, keys.Select(k => Upsert(k, "t", T0)).ToArray());
                 foreach (var r in results)
                 {
                     written[r.Str("id")] = r.Str("version");
@@ -171,6 +171,27 @@ public sealed class PullChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
         Assert.True(written.Count > 30, $"only {written.Count} highlights written");
         Assert.Empty(written.Keys.Except(pulled));
         Assert.Equal(written.Count, (await db.StoredAsync(user)).Count);
+    }
+
+    /// <summary>
+    /// Pushes a batch until the service accepts it, as a device does: a push refused with 503 (its database
+    /// budget spent on a loaded machine) may still have committed, and the same batch again is a replay
+    /// that stores nothing twice. The race above is about what a pull misses, not how fast pushes answer.
+    /// </summary>
+    private static async Task<JsonElement[]> PushAsADeviceDoesAsync(HttpClient device, long user, object[] changes)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            using var response = await device.PushRawAsync(user, changes);
+            if (response.StatusCode != System.Net.HttpStatusCode.ServiceUnavailable || attempt == 20)
+            {
+                var body = await response.Content.ReadAsStringAsync(TestTimeout.Token);
+                Assert.True(response.IsSuccessStatusCode, $"push (attempt {attempt}): {(int)response.StatusCode} {body}");
+                return JsonDocument.Parse(body).RootElement.GetProperty("results").EnumerateArray().Select(e => e.Clone()).ToArray();
+            }
+
+            await Task.Delay(TimeSpan.FromMilliseconds(100), TestTimeout.Token);
+        }
     }
 
     [Fact]
