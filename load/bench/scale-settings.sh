@@ -3,8 +3,9 @@
 # 0011_large_table_storage.sql) measured against their alternatives on the seeded data set, on the
 # running server and without a restart: session settings, scratch copies of the users table and a
 # scratch index, each dropped again. Sourced by load/bench/scale.sh for --only settings; uses its
-# $pg, $bin, $out, $data_dir, $data_users and $settings_seconds (the length of each pgbench run). Writes $out/settings.md. shared_buffers needs a restart:
-# it is measured by two scale.sh runs, one with --pg-set shared_buffers=128MB (docs/postgres.md).
+# $pg, $bin, $out, $data_dir, $data_users and $settings_seconds (the length of each pgbench run).
+# Writes $out/settings.md. shared_buffers needs a restart: it is measured by two scale.sh runs, one
+# with --pg-set shared_buffers=128MB (docs/postgres.md).
 
 thousands() { echo "$1" | sed ':a; s/\B[0-9]\{3\}\>/,&/; ta'; }
 seconds() { awk -v ms="$1" 'BEGIN { printf "%.1f s", ms / 1000 }'; }
@@ -22,7 +23,7 @@ settings_time() {
 }
 
 settings_measure() {
-  local md="$out/settings.md" heavy books book chosen_rpc chosen_ecs chosen_mwm tables=""
+  local md="$out/settings.md" heavy books book chosen_rpc chosen_ecs chosen_mwm
   read -r heavy _ books < <(grep -v '^#' "$data_dir/heaviest-$data_users.tsv" | head -1)
   book=${books%%,*}
   chosen_rpc=$(settings_sql -c "SHOW random_page_cost") chosen_ecs=$(settings_sql -c "SHOW effective_cache_size")
@@ -89,7 +90,6 @@ settings_measure() {
   } >>"$md"
   for ff in 100 90; do
     copy=scale_settings_users_$ff
-    tables="$tables $copy"
     settings_sql -c "DROP TABLE IF EXISTS $copy" -c "CREATE TABLE $copy (LIKE users INCLUDING ALL) WITH (fillfactor = $ff)" \
       -c "INSERT INTO $copy SELECT * FROM users WHERE user_no <= $copied" -c "VACUUM ANALYZE $copy"
     # a push's two updates of its user's row, in one transaction: the change number, then the holdings
@@ -137,7 +137,6 @@ settings_measure() {
   } >>"$md"
   for limit in 200 "$(settings_sql -c "SHOW autovacuum_vacuum_cost_limit")"; do
     vac=scale_settings_vacuum_$limit
-    tables="$tables $vac"
     settings_sql -c "DROP TABLE IF EXISTS $vac" -c "CREATE TABLE $vac WITH (autovacuum_enabled = off) AS SELECT * FROM users"
     ms=$(settings_time "SET vacuum_cost_delay = '2ms'; SET vacuum_cost_limit = $limit" "VACUUM $vac")
     echo "| $limit | $(seconds "$ms") |" >>"$md"
@@ -156,6 +155,6 @@ settings_measure() {
     settings_sql -c "SELECT 'checkpoints: ' || checkpoints_timed || ' on time, ' || checkpoints_req || ' requested (max_wal_size reached, or a CHECKPOINT command: the settle step and the WAL measurement above issue some); ' ||
       'WAL written: ' || pg_size_pretty(w.wal_bytes) || ', ' || w.wal_fpi || ' full-page images' FROM pg_stat_bgwriter, pg_stat_wal w"
   } >>"$md"
-  for copy in $tables; do settings_sql -c "DROP TABLE IF EXISTS $copy"; done
+  settings_sql -c "DROP TABLE scale_settings_users_100, scale_settings_users_90" # the WAL runs used the second
   cat "$md"
 }

@@ -84,7 +84,7 @@ internal static class PurgeBatches
     }
 
     /// <summary>One batch, one transaction; returns how many rows it deleted.</summary>
-    public static async Task<int> RunOneAsync(NpgsqlDataSource dataSource, string sql, DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
+    private static async Task<int> RunOneAsync(NpgsqlDataSource dataSource, string sql, DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
     {
         await using var command = dataSource.CreateCommand(sql);
         command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = cutoff.ToUniversalTime() });
