@@ -1,7 +1,6 @@
 using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
 using Kobo.Sync.Deploy.Tests.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.Deploy.Tests;
 
@@ -27,7 +26,7 @@ public sealed class DockerfileRecipeTests : IDisposable
         Assert.False(File.Exists(Path.Combine(appDir, "Kobo.Sync.SyncApi")), "a native host would tie the output to one architecture");
 
         var runtime = Dockerfile.Current.FinalStage;
-        var (restPort, grpcPort) = (FreePort(), FreePort());
+        var (restPort, grpcPort) = (LoopbackPorts.Free(), LoopbackPorts.Free());
         var entrypoint = Assert.Single(runtime, i => i.Keyword == "ENTRYPOINT").ExecForm();
         var start = new ProcessStartInfo(entrypoint[0]) { WorkingDirectory = appDir, UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
         foreach (var argument in entrypoint.Skip(1))
@@ -46,7 +45,7 @@ public sealed class DockerfileRecipeTests : IDisposable
         start.Environment["Endpoints__Rest"] = $"http://127.0.0.1:{restPort}";
         start.Environment["Endpoints__Grpc"] = $"http://127.0.0.1:{grpcPort}";
         start.Environment["Storage__Embedded__DataDirectory"] = _database;
-        start.Environment["Storage__Embedded__Port"] = FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture);
+        start.Environment["Storage__Embedded__Port"] = LoopbackPorts.Free().ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["Demo__Seed"] = "false";
         start.Environment["Auth__SigningKey"] = "image-test-signing-key-at-least-32-bytes";
 
@@ -140,13 +139,6 @@ public sealed class DockerfileRecipeTests : IDisposable
             Directory.CreateDirectory(Path.GetDirectoryName(target)!);
             File.Copy(file, target, overwrite: true);
         }
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     public void Dispose()

@@ -1,6 +1,5 @@
 using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Cluster;
 
@@ -39,9 +38,9 @@ public sealed class LocalCluster : IAsyncLifetime
                 $"The cluster tests need {string.Join(", ", missing)} on PATH: apt-get install patroni etcd-server etcd-client (.ci/run installs them).");
         }
 
-        _pgPort = FreeRun(3);
-        _restPort = FreeRun(3, avoid: _pgPort);
-        _etcdPort = FreeRun(2, avoid: _restPort);
+        _pgPort = LoopbackPorts.FreeRun(3);
+        _restPort = LoopbackPorts.FreeRun(3);
+        _etcdPort = LoopbackPorts.FreeRun(2);
         var clock = Stopwatch.StartNew();
         var output = await RunAsync("up");
         StartTime = clock.Elapsed;
@@ -125,40 +124,6 @@ public sealed class LocalCluster : IAsyncLifetime
     private static bool OnPath(string tool) =>
         (Environment.GetEnvironmentVariable("PATH") ?? string.Empty).Split(':', StringSplitOptions.RemoveEmptyEntries)
             .Any(dir => File.Exists(Path.Combine(dir, tool)));
-
-    /// <summary>The first of <paramref name="count"/> consecutive loopback ports nobody listens on, away from the ephemeral range.</summary>
-    private static int FreeRun(int count, int avoid = 0)
-    {
-        for (var attempt = 0; attempt < 200; attempt++)
-        {
-            var first = Random.Shared.Next(20_000, 30_000);
-            if (Math.Abs(first - avoid) < 10)
-            {
-                continue;
-            }
-
-            if (Enumerable.Range(first, count).All(IsFree))
-            {
-                return first;
-            }
-        }
-
-        throw new InvalidOperationException($"No {count} consecutive free loopback ports found.");
-    }
-
-    private static bool IsFree(int port)
-    {
-        try
-        {
-            using var listener = new TcpListener(IPAddress.Loopback, port);
-            listener.Start();
-            return true;
-        }
-        catch (SocketException)
-        {
-            return false;
-        }
-    }
 
     private static string RepositoryRoot()
     {
