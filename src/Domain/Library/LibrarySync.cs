@@ -1,7 +1,7 @@
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.Library;

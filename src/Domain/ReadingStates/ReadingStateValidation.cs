@@ -1,5 +1,5 @@
 using System.Globalization;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.Domain.Text;
 

@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Sync;
 

@@ -1,5 +1,5 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Sync;
 

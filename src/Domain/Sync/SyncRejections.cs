@@ -1,4 +1,4 @@
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Sync;
 

@@ -1,7 +1,8 @@
 using System.Globalization;
 using System.Text;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Sync;
 

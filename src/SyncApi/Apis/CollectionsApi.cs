@@ -1,6 +1,6 @@
 using System.Text.Json.Serialization;
 using Kobo.Sync.Domain.Collections;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.OpenApi;

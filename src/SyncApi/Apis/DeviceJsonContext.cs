@@ -1,6 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
 
 namespace Kobo.Sync.SyncApi.Apis;
 

@@ -1,5 +1,6 @@
 using System.Globalization;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 namespace Kobo.Sync.SyncApi.Apis;

@@ -1,6 +1,6 @@
-using Kobo.Sync.Domain.Reading;
-using Kobo.Sync.Domain.Sync;
 using System.Text.Json.Serialization;
+using Kobo.Sync.Domain.Requests;
+using Kobo.Sync.Domain.Sync;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;

@@ -1,5 +1,5 @@
-using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Requests;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;

@@ -12,9 +12,9 @@ namespace Kobo.Sync.SyncApi.Apis;
 [JsonSerializable(typeof(DevicePage))]
 [JsonSerializable(typeof(ReadingStatePutJson))]
 [JsonSerializable(typeof(ReadingStatePutResponse))]
-[JsonSerializable(typeof(global::Kobo.Sync.Domain.ReadingStates.ReadingState))]
+[JsonSerializable(typeof(Kobo.Sync.Domain.ReadingStates.ReadingState))]
 [JsonSerializable(typeof(CollectionPushRequest))]
 [JsonSerializable(typeof(CollectionPushResponse))]
 [JsonSerializable(typeof(CollectionPage))]
-[JsonSerializable(typeof(global::Kobo.Sync.Domain.Collections.Collection))]
+[JsonSerializable(typeof(Kobo.Sync.Domain.Collections.Collection))]
 internal sealed partial class SyncJsonContext : JsonSerializerContext;

@@ -1,4 +1,5 @@
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Http.HttpResults;
 

@@ -1,6 +1,6 @@
 using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
-using Kobo.Sync.Domain.Reading;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Apis;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;

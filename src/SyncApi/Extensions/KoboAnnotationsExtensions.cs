@@ -1,4 +1,4 @@
-using Kobo.Sync.Domain.Kobo;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 namespace Kobo.Sync.SyncApi.Extensions;

@@ -1,7 +1,7 @@
 using Kobo.Sync.Domain.Library;
-using Kobo.Sync.SyncApi.Apis.Kobo;
+using Kobo.Sync.SyncApi.Apis.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Kobo.Sync.SyncApi.Infrastructure.Kobo;
+using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authorization;

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using Microsoft.AspNetCore.Diagnostics;
+using GrpcStatusCode = Grpc.Core.StatusCode;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -23,7 +24,7 @@ internal static class GrpcResponses
         && contentType.StartsWith(ContentType, StringComparison.OrdinalIgnoreCase)
         && (contentType.Length == ContentType.Length || contentType[ContentType.Length] is '+' or ';');
 
-    public static void WriteTrailersOnly(HttpContext http, global::Grpc.Core.StatusCode status, string message, KeyValuePair<string, string>? trailer = null)
+    public static void WriteTrailersOnly(HttpContext http, GrpcStatusCode status, string message, KeyValuePair<string, string>? trailer = null)
     {
         var response = http.Response;
         response.StatusCode = StatusCodes.Status200OK;
@@ -44,7 +45,7 @@ internal static class GrpcResponses
     {
         if (IsGrpc(http.Request))
         {
-            WriteTrailersOnly(http, global::Grpc.Core.StatusCode.Unimplemented, $"Method '{http.Request.Path}' is not implemented by this server.");
+            WriteTrailersOnly(http, GrpcStatusCode.Unimplemented, $"Method '{http.Request.Path}' is not implemented by this server.");
         }
         else
         {

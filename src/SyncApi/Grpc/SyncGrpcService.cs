@@ -1,12 +1,13 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Collections;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Kobo.Sync.SyncApi.Infrastructure.Kobo;
+using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
@@ -182,7 +183,7 @@ internal sealed class SyncGrpcService(
 
     private static string? Cursor(string cursor) => cursor.Length == 0 ? null : cursor;
 
-    private static V1.HighlightPage ToMessage(Domain.Reading.HighlightPage page)
+    private static V1.HighlightPage ToMessage(Domain.Queries.HighlightPage page)
     {
         var message = new V1.HighlightPage { NextCursor = page.NextCursor ?? string.Empty };
         foreach (var item in page.Items)

@@ -1,6 +1,7 @@
 using System.Text;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.Tests.Sync;

@@ -1,5 +1,5 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;

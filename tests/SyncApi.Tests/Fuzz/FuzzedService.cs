@@ -108,7 +108,7 @@ public sealed class FuzzedService : PostgresDatabase
     {
         // The exception handler logs every exception it sees, the refusals it turns into a 4xx included.
         var errors = Host.Logs.Events
-            .Where(e => e.Level >= LogEventLevel.Error && e.Exception is not (Domain.Reading.RequestRejectedException or BadHttpRequestException))
+            .Where(e => e.Level >= LogEventLevel.Error && e.Exception is not (Domain.Requests.RequestRejectedException or BadHttpRequestException))
             .ToList();
         Host.Logs.Clear();
         return errors

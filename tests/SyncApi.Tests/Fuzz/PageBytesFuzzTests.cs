@@ -8,7 +8,7 @@ using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 using NpgsqlTypes;
 using Xunit.Abstractions;
-using PageBudget = Kobo.Sync.Domain.Reading.PageBudget;
+using PageBudget = Kobo.Sync.Domain.Requests.PageBudget;
 
 namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 
@@ -215,7 +215,7 @@ public sealed class PageBytesFuzzTests(PageBytesFuzzTests.Database db, ITestOutp
         public override async Task InitializeAsync()
         {
             await base.InitializeAsync();
-            await new global::Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations.SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
+            await new Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations.SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
             await using (var command = DataSource.CreateCommand(
                 "INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n"))
             {

@@ -28,7 +28,7 @@ internal static class RestVerdicts
             return null;
         }
         catch (HttpRequestException) when (call.Target.StartsWith("/kobo/", StringComparison.Ordinal)
-            && call.Body?.Length > Kobo.Sync.SyncApi.Apis.Kobo.KoboRoutes.MaxBodyBytes)
+            && call.Body?.Length > Kobo.Sync.SyncApi.Apis.KoboProtocol.KoboRoutes.MaxBodyBytes)
         {
             // A Kobo call's body past its limit (1 MiB): Kestrel refuses it (413) and closes the
             // connection while the client is still sending, as for an over-long request line.

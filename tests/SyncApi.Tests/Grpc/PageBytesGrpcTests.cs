@@ -1,5 +1,5 @@
 using Google.Protobuf;
-using PageBudget = Kobo.Sync.Domain.Reading.PageBudget;
+using PageBudget = Kobo.Sync.Domain.Requests.PageBudget;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;

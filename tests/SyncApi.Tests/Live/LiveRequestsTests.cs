@@ -1,4 +1,4 @@
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Microsoft.AspNetCore.Http;
 

@@ -2,6 +2,8 @@ using System.Net;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Telemetry.Support;
+using GrpcStatusCode = Grpc.Core.StatusCode;
+using RpcException = Grpc.Core.RpcException;
 
 namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
@@ -41,9 +43,9 @@ public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<
         Assert.Equal(HttpStatusCode.Forbidden, await DeviceTraffic.GetAsync(device, $"/v1/users/{DeviceTraffic.UnknownUser}"));
         await DeviceTraffic.GrpcGetUserAsync(host, user);
         await DeviceTraffic.GrpcGetUserAsync(host, user);
-        var notFound = await Assert.ThrowsAsync<global::Grpc.Core.RpcException>(
+        var notFound = await Assert.ThrowsAsync<RpcException>(
             () => DeviceTraffic.GrpcGetUserAsync(host, DeviceTraffic.UnknownUser));
-        Assert.Equal(global::Grpc.Core.StatusCode.NotFound, notFound.StatusCode);
+        Assert.Equal(GrpcStatusCode.NotFound, notFound.StatusCode);
 
         var after = await ScrapeAsync();
         double Delta(string name, params (string, string)[] labels) => Exposition.Sum(after, name, labels) - Exposition.Sum(before, name, labels);

@@ -1,7 +1,7 @@
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Postgres;

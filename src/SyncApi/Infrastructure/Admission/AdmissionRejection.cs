@@ -4,6 +4,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.RateLimiting;
+using GrpcStatusCode = Grpc.Core.StatusCode;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
@@ -52,7 +53,7 @@ internal static partial class AdmissionRejection
         {
             GrpcResponses.WriteTrailersOnly(
                 http,
-                perDevice ? global::Grpc.Core.StatusCode.ResourceExhausted : global::Grpc.Core.StatusCode.Unavailable,
+                perDevice ? GrpcStatusCode.ResourceExhausted : GrpcStatusCode.Unavailable,
                 detail,
                 RetryAdvice.GrpcTrailer(retryAfter));
             return;

@@ -2,6 +2,7 @@ using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Microsoft.AspNetCore.Http.Features;
+using GrpcStatusCode = Grpc.Core.StatusCode;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
@@ -56,7 +57,7 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
         {
             case ArrivedBody.Outcome.TooLarge when grpc:
                 // What Grpc.AspNetCore answers a message over its limit.
-                GrpcResponses.WriteTrailersOnly(context, global::Grpc.Core.StatusCode.ResourceExhausted, GrpcResponses.MessageTooLarge);
+                GrpcResponses.WriteTrailersOnly(context, GrpcStatusCode.ResourceExhausted, GrpcResponses.MessageTooLarge);
                 return;
             case ArrivedBody.Outcome.TooLarge:
                 throw new BadHttpRequestException("The request body is larger than this endpoint accepts.", StatusCodes.Status413PayloadTooLarge);

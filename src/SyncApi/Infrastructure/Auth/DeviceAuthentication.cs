@@ -1,5 +1,5 @@
 using System.Security.Claims;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 

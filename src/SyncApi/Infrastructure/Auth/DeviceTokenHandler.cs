@@ -1,7 +1,7 @@
 using System.Security.Claims;
 using System.Text.Encodings.Web;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Grpc;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Mvc;
@@ -9,6 +9,7 @@ using Microsoft.Extensions.Options;
 using Microsoft.IdentityModel.JsonWebTokens;
 using Microsoft.IdentityModel.Tokens;
 using Microsoft.Net.Http.Headers;
+using GrpcStatusCode = Grpc.Core.StatusCode;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
@@ -125,7 +126,7 @@ internal sealed class DeviceTokenHandler(
         var failure = (await HandleAuthenticateOnceSafeAsync()).Failure?.Message;
         if (GrpcResponses.IsGrpc(Request))
         {
-            GrpcResponses.WriteTrailersOnly(Context, global::Grpc.Core.StatusCode.Unauthenticated, failure ?? MissingGrpcTokenMessage);
+            GrpcResponses.WriteTrailersOnly(Context, GrpcStatusCode.Unauthenticated, failure ?? MissingGrpcTokenMessage);
             return;
         }
 

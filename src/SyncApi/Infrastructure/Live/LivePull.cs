@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Threading.RateLimiting;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;

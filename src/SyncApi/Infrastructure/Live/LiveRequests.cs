@@ -1,5 +1,5 @@
 using System.Globalization;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 

@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.Options;
 

@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Paging;

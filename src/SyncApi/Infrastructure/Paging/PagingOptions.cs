@@ -6,11 +6,11 @@ public sealed class PagingOptions
     public const string SectionName = "Paging";
 
     /// <summary>
-    /// The bytes of items one page may carry (<see cref="Domain.Reading.PageBudget"/>): highlight pages,
+    /// The bytes of items one page may carry (<see cref="Domain.Requests.PageBudget"/>): highlight pages,
     /// the delta pull (REST, gRPC, watch) and the Kobo library sync end before their item count when the
     /// next item would pass it. A page's first item always comes, however large.
     /// </summary>
-    public int MaxPageBytes { get; set; } = Domain.Reading.PageBudget.DefaultMaxBytes;
+    public int MaxPageBytes { get; set; } = Domain.Requests.PageBudget.DefaultMaxBytes;
 
     /// <summary>
     /// At least 32 bytes (UTF-8); every instance behind one load balancer needs the same value. When

@@ -1,5 +1,5 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;

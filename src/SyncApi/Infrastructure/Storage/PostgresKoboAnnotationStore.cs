@@ -1,6 +1,6 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Kobo;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.KoboProtocol;
+using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.Domain.Library;
-using Kobo.Sync.SyncApi.Infrastructure.Kobo.DemoContent;
+using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol.DemoContent;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Reading;
+using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;

@@ -1,4 +1,0 @@
-namespace Kobo.Sync.Domain.Reading;
-
-/// <summary>A reader account as a device sees it.</summary>
-public sealed record UserView(long UserNo, string Name, DateTimeOffset CreatedAt, string? Country);

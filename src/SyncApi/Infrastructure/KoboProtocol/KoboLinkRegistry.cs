@@ -1,0 +1,81 @@
+using System.Globalization;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Requests;
+using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
+
+/// <summary>
+/// A user's Kobo links, as their devices manage them over REST and gRPC alike: make one, list them,
+/// revoke one. A link revoked here (or replaced beyond the bounds) is dropped from this instance's
+/// cache at once; the other instances drop it within <c>Sync:RevocationRefreshSeconds</c>.
+/// </summary>
+internal sealed class KoboLinkRegistry(
+    KoboLinkStore store, KoboLinkCache cache, DeviceRevocationList revocations, SyncSettings settings, TimeProvider clock)
+{
+    /// <summary>A link id: <see cref="IdBytes"/> bytes in hex (<see cref="KoboLinkQueries.LinkId"/>).</summary>
+    public const int IdBytes = 8;
+
+    public const string IdField = "linkId";
+
+    /// <summary>
+    /// A new link for the caller's own device: its secret, or null when the caller's token is revoked
+    /// (its device revoked at or after the token's issue time, clock skew included), which the store
+    /// checks under the same lock a revocation takes.
+    /// </summary>
+    public async Task<string?> CreateAsync(DeviceCaller caller, DateTimeOffset issuedAt, UserNo user, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var secret = KoboLinkSecrets.New();
+        var bounds = new DeviceBounds(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
+        var created = await store.CreateAsync(
+            user, caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, issuedAt - revocations.ClockSkew, cancellationToken);
+        Forget(created.Revoked);
+        return created.Outcome switch
+        {
+            KoboLinkOutcome.Created => secret,
+            KoboLinkOutcome.DeviceRevoked => null,
+            _ => throw ResourceNotFoundException.UnknownUser(user),
+        };
+    }
+
+    /// <summary>The user's links, newest first: all of them (the bounds keep them to one page).</summary>
+    public async Task<IReadOnlyList<KoboLinkView>> ListAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        return await store.ListAsync(user, cancellationToken) ?? throw ResourceNotFoundException.UnknownUser(user);
+    }
+
+    /// <summary>Revokes the user's link <paramref name="linkId"/>; revoking a revoked link changes nothing.</summary>
+    public async Task RevokeAsync(DeviceCaller caller, UserNo user, string linkId, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var id = ParseId(linkId);
+        var hash = await store.RevokeAsync(user, id, cancellationToken)
+            ?? throw new ResourceNotFoundException($"User {user} has no Kobo link '{linkId}'.");
+        Forget([hash]);
+    }
+
+    private void Forget(IReadOnlyList<byte[]> hashes)
+    {
+        var now = clock.GetUtcNow();
+        foreach (var hash in hashes)
+        {
+            cache.Revoke(Convert.ToHexString(hash), now);
+        }
+    }
+
+    private static byte[] ParseId(string linkId)
+    {
+        if (linkId.Length != IdBytes * 2 || !linkId.All(char.IsAsciiHexDigit))
+        {
+            throw new InvalidRequestException(
+                IdField, string.Create(CultureInfo.InvariantCulture, $"A Kobo link id is {IdBytes * 2} hexadecimal characters."));
+        }
+
+        return Convert.FromHexString(linkId);
+    }
+}
