@@ -272,6 +272,6 @@ public sealed class DeviceSync(
     }
 
     /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>
-    private DeviceBounds Bounds() => new(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
+    private DeviceBounds Bounds() => DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
 
 }

@@ -1,6 +1,7 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;

@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Security.Claims;
+using Kobo.Sync.Domain.KoboProtocol;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
@@ -17,7 +18,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// </list>
 /// Each kind is bounded: when full it is emptied and refills from live traffic.
 /// </summary>
-internal sealed class KoboLinkCache
+internal sealed class KoboLinkCache : IRevokedKoboLinks
 {
     public const int Capacity = 10_000;
     public const int RefusalCapacity = 50_000;
@@ -88,6 +89,8 @@ internal sealed class KoboLinkCache
         AddRefused(hashHex, now);
         _entries.TryRemove(hashHex, out _);
     }
+
+    void IRevokedKoboLinks.Revoke(byte[] secretHash, DateTimeOffset revokedAt) => Revoke(Convert.ToHexString(secretHash), revokedAt);
 
     private sealed record Entry(ClaimsPrincipal Principal, DateTimeOffset ValidTo);
 }

@@ -1,4 +1,5 @@
 using System.Text.Encodings.Web;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Mvc;
