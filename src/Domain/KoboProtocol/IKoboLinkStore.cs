@@ -10,14 +10,14 @@ namespace Kobo.Sync.Domain.KoboProtocol;
 public interface IKoboLinkStore
 {
     /// <summary>
-    /// Stores a link for the user's device, making the device known to the user's devices (so that
-    /// revoking it revokes the link) within <paramref name="bounds"/>, and revokes the user's links beyond
-    /// the live-link bounds. Refused when the device's revocation is at or after
+    /// Stores a link made by the user's device <paramref name="linkingDeviceId"/>, making that device known
+    /// to the user's devices (so that revoking it revokes the link) within <paramref name="bounds"/>, and
+    /// revokes the user's links beyond the live-link bounds. Refused when the linking device's revocation is at or after
     /// <paramref name="revokedFrom"/> (the asking token's iat less the clock skew): a revocation made on
     /// any instance and a link made on another agree, whichever the database sees first.
     /// </summary>
     Task<KoboLinkCreation> CreateAsync(
-        UserNo user, string deviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
+        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
 
     /// <summary>The link whose secret hashes to <paramref name="secretHash"/>; null when there is none.</summary>
     Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken);
@@ -35,5 +35,5 @@ public interface IKoboLinkStore
     /// Records that a linked e-reader synced, as its linking device: that device stays among the user's
     /// recently seen devices (so revoking it still finds it), and is made known again if it was dropped.
     /// </summary>
-    Task TouchDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken);
+    Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken);
 }

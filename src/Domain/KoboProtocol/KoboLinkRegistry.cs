@@ -20,7 +20,7 @@ public sealed class KoboLinkRegistry(
     public const string IdField = "linkId";
 
     /// <summary>
-    /// A new link for the caller's own device: its secret, or null when the caller's token is revoked
+    /// A new link with the caller's own device as its linking device: its secret, or null when the caller's token is revoked
     /// (its device revoked at or after the token's issue time, clock skew included), which the store
     /// checks under the same lock a revocation takes.
     /// </summary>
@@ -30,12 +30,12 @@ public sealed class KoboLinkRegistry(
         var secret = KoboLinkSecrets.New();
         var bounds = DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
         var created = await store.CreateAsync(
-            user, caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, issuedAt - revokedDevices.ClockSkew, cancellationToken).ConfigureAwait(false);
+            user, linkingDeviceId: caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, issuedAt - revokedDevices.ClockSkew, cancellationToken).ConfigureAwait(false);
         Forget(created.Revoked);
         return created.Outcome switch
         {
             KoboLinkOutcome.Created => secret,
-            KoboLinkOutcome.DeviceRevoked => null,
+            KoboLinkOutcome.LinkingDeviceRevoked => null,
             _ => throw ResourceNotFoundException.UnknownUser(user),
         };
     }

@@ -124,7 +124,7 @@ internal sealed class SyncGrpcService(
         var response = new ListKoboLinksResponse();
         foreach (var link in links)
         {
-            var message = new V1.KoboLink { Id = link.Id, DeviceId = link.DeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
+            var message = new V1.KoboLink { Id = link.Id, DeviceId = link.LinkingDeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
             if (link.RevokedAt is { } revokedAt)
             {
                 message.RevokedAt = Timestamp.FromDateTimeOffset(revokedAt);

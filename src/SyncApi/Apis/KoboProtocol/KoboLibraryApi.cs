@@ -41,7 +41,7 @@ internal static class KoboLibraryApi
         var page = await library.PullAsync(caller, token, cancellationToken);
         if (page.PageOfSync == 1)
         {
-            await links.TouchDeviceAsync(
+            await links.TouchLinkingDeviceAsync(
                 caller.User, caller.DeviceId, DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock),
                 cancellationToken);
         }

@@ -142,11 +142,11 @@ internal sealed class KoboLinkLookups : IDisposable
         List<Claim> claims =
         [
             new Claim(DeviceAuthentication.UserClaim, link.User.ToString()),
-            new Claim(DeviceAuthentication.DeviceClaim, link.DeviceId),
+            new Claim(DeviceAuthentication.DeviceClaim, link.LinkingDeviceId),
         ];
         var principal = new ClaimsPrincipal(new DeviceIdentity(
-            claims, new DeviceCaller(link.User, link.DeviceId), link.CreatedAt, DateTimeOffset.MaxValue,
-            $"{KoboLinkAuthentication.AdmissionPrefix}{link.User}/{link.DeviceId}/{key[..16]}"));
+            claims, new DeviceCaller(link.User, link.LinkingDeviceId), link.CreatedAt, DateTimeOffset.MaxValue,
+            $"{KoboLinkAuthentication.AdmissionPrefix}{link.User}/{link.LinkingDeviceId}/{key[..16]}"));
         if (!_cache.IsRefused(key, now))
         {
             _cache.Add(key, principal, now);

@@ -15,8 +15,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLinkStore
 {
     public Task<KoboLinkCreation> CreateAsync(
-        UserNo user, string deviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
-        CreateCoreAsync(dataSource, user, deviceId, secretHash, bounds, revokedFrom, cancellationToken);
+        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
+        CreateCoreAsync(dataSource, user, linkingDeviceId, secretHash, bounds, revokedFrom, cancellationToken);
 
     public Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken) =>
         FindCoreAsync(dataSource, secretHash, cancellationToken);
@@ -52,8 +52,8 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         return (hashes, newest);
     }
 
-    public Task TouchDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
-        TouchDeviceCoreAsync(dataSource, user, deviceId, bounds, cancellationToken);
+    public Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
+        TouchDeviceCoreAsync(dataSource, user, linkingDeviceId, bounds, cancellationToken);
 
     private static async Task TouchDeviceCoreAsync(
         NpgsqlDataSource dataSource, UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken)
@@ -93,18 +93,18 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
     }
 
     private static async Task<KoboLinkCreation> CreateCoreAsync(
-        NpgsqlDataSource dataSource, UserNo user, string deviceId, byte[] secretHash, DeviceBounds bounds,
+        NpgsqlDataSource dataSource, UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds,
         DateTimeOffset? revokedFrom, CancellationToken cancellationToken)
     {
         // One batch, one implicit transaction, under the user's device lock as adding or revoking a device is.
         await using var batch = dataSource.CreateBatch();
-        AddEnsureDevice(batch, user, deviceId, bounds);
+        AddEnsureDevice(batch, user, linkingDeviceId, bounds);
         batch.BatchCommands.Add(new NpgsqlBatchCommand(KoboLinkQueries.Create)
         {
             Parameters =
             {
                 UserParameter(user),
-                new NpgsqlParameter<string> { TypedValue = deviceId },
+                new NpgsqlParameter<string> { TypedValue = linkingDeviceId },
                 new NpgsqlParameter<byte[]> { TypedValue = secretHash },
                 new NpgsqlParameter
                 {
@@ -123,7 +123,7 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         {
             if (reader.FieldCount == 2 && reader.GetName(1) == "created_at" && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                outcome = reader.GetBoolean(0) ? KoboLinkOutcome.DeviceRevoked
+                outcome = reader.GetBoolean(0) ? KoboLinkOutcome.LinkingDeviceRevoked
                     : reader.IsDBNull(1) ? KoboLinkOutcome.NoSuchUser
                     : KoboLinkOutcome.Created;
             }

@@ -16,10 +16,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 public sealed class ResilientKoboLinkStore(PostgresKoboLinkStore store, StoragePipelines pipelines) : IKoboLinkStore
 {
     public Task<KoboLinkCreation> CreateAsync(
-        UserNo user, string deviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
+        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.Write, (store, user, deviceId, secretHash, bounds, revokedFrom),
-            static (s, ct) => s.store.CreateAsync(s.user, s.deviceId, s.secretHash, s.bounds, s.revokedFrom, ct),
+            StoragePipelines.Write, (store, user, linkingDeviceId, secretHash, bounds, revokedFrom),
+            static (s, ct) => s.store.CreateAsync(s.user, s.linkingDeviceId, s.secretHash, s.bounds, s.revokedFrom, ct),
             cancellationToken);
 
     public Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken) =>
@@ -37,12 +37,12 @@ public sealed class ResilientKoboLinkStore(PostgresKoboLinkStore store, StorageP
             static (s, ct) => s.store.RevokeAsync(s.user, s.linkId, ct),
             cancellationToken);
 
-    public Task TouchDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
+    public Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (store, user, deviceId, bounds),
+            StoragePipelines.IdempotentWrite, (store, user, linkingDeviceId, bounds),
             static async (s, ct) =>
             {
-                await s.store.TouchDeviceAsync(s.user, s.deviceId, s.bounds, ct).ConfigureAwait(false);
+                await s.store.TouchLinkingDeviceAsync(s.user, s.linkingDeviceId, s.bounds, ct).ConfigureAwait(false);
                 return true;
             },
             cancellationToken);
