@@ -4,6 +4,7 @@ using Kobo.Sync.DeviceSimulator.Tests.Support;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Profiles;
 
+[Trait("Category", "Fast")]
 public sealed class LoadProfileTests : IDisposable
 {
     private readonly string _path = Path.Combine(Path.GetTempPath(), $"kobo-sim-profile-{Guid.NewGuid():N}.json");

@@ -2,6 +2,7 @@ using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 
 namespace Kobo.Sync.SyncApi.Tests.KoboProtocol;
 
+[Trait("Category", "Fast")]
 public sealed class KoboOptionsTests
 {
     [Theory]

@@ -6,6 +6,7 @@ using Microsoft.Extensions.Options;
 namespace Kobo.Sync.SyncApi.Tests.Live;
 
 /// <summary>The registry of waiting devices on its own: budgets, who a notification wakes, and how often.</summary>
+[Trait("Category", "Fast")]
 public sealed class ChangeWaitersTests
 {
     private static readonly UserNo Ada = new(1);

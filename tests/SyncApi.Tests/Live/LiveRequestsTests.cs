@@ -5,6 +5,7 @@ using Microsoft.AspNetCore.Http;
 namespace Kobo.Sync.SyncApi.Tests.Live;
 
 /// <summary>Which requests admission control and telemetry treat as live pulls, and the <c>wait</c> parameter's rules.</summary>
+[Trait("Category", "Fast")]
 public sealed class LiveRequestsTests
 {
     private static HttpContext Request(string method, string path, string query = "")

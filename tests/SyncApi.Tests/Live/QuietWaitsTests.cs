@@ -11,6 +11,7 @@ namespace Kobo.Sync.SyncApi.Tests.Live;
 /// Waits remembered so that an idle device's next wait needs no pull: when one may resume, and every
 /// event that must make the device pull instead.
 /// </summary>
+[Trait("Category", "Fast")]
 public sealed class QuietWaitsTests : IDisposable
 {
     private static readonly DeviceCaller Reader = new(new UserNo(1), "reader");

@@ -10,6 +10,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// With a read source of its own (the standbys), a primary that is gone (a failover) opens the
 /// primary's circuit only: the lag-tolerant reads keep going to the standbys. With one source, one circuit.
 /// </summary>
+[Trait("Category", "Fast")]
 public sealed class ReadCircuitTests
 {
     [Fact]

@@ -5,6 +5,7 @@ using Npgsql;
 namespace Kobo.Sync.SyncApi.Tests.Resilience;
 
 /// <summary>What a multi-host connection string throws while a cluster has no primary counts as transient: the service answers 503, not 500.</summary>
+[Trait("Category", "Fast")]
 public sealed class StorageFaultsTests
 {
     [Fact]

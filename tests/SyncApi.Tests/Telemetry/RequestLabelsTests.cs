@@ -5,6 +5,7 @@ using Microsoft.AspNetCore.Routing.Patterns;
 
 namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
+[Trait("Category", "Fast")]
 public sealed class RequestLabelsTests
 {
     [Theory]
