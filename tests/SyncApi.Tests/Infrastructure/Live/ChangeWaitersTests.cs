@@ -3,7 +3,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Tests.Live;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Live;
 
 /// <summary>The registry of waiting devices on its own: budgets, who a notification wakes, and how often.</summary>
 [Trait("Category", "Fast")]

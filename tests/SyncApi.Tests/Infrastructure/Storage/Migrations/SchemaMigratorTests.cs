@@ -2,7 +2,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 
-namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Migrations;
 
 public sealed class SchemaMigratorTests
 {

@@ -4,7 +4,7 @@ using Microsoft.Extensions.Options;
 using Npgsql;
 using Polly.CircuitBreaker;
 
-namespace Kobo.Sync.SyncApi.Tests.Resilience;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Resilience;
 
 /// <summary>
 /// With a read source of its own (the standbys), a primary that is gone (a failover) opens the

@@ -5,7 +5,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Tests.Live;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Live;
 
 /// <summary>
 /// Waits remembered so that an idle device's next wait needs no pull: when one may resume, and every
