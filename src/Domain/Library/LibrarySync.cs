@@ -55,26 +55,15 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         var states = new List<LibraryReadingState>();
         var collections = new List<Collection>();
         var fill = budget.Start();
-        bool TryAdd<T>(List<T> page, T item, int bytes)
-        {
-            if (!fill.TryTake(bytes))
-            {
-                return false;
-            }
-
-            page.Add(item);
-            return true;
-        }
-
         var (next, hasMore) = SequenceMerge.Take(
             position,
             PageSize,
             new ChangeStream<LibraryBook>(
-                rows.Books, b => TryAdd(books, b, SizeOf(b)), (p, seq, b) => p with { EntitlementSeq = seq, EntitlementBook = b.Book.Value }),
+                rows.Books, b => fill.TryAdd(books, b, SizeOf(b)), (p, seq, b) => p with { EntitlementSeq = seq, EntitlementBook = b.Book.Value }),
             new ChangeStream<LibraryReadingState>(
-                rows.ReadingStates, r => TryAdd(states, r, SizeOf(r)), (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.State.Book.Value }),
+                rows.ReadingStates, r => fill.TryAdd(states, r, SizeOf(r)), (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.State.Book.Value }),
             new ChangeStream<Collection>(
-                rows.Collections, c => TryAdd(collections, c, SizeOf(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }));
+                rows.Collections, c => fill.TryAdd(collections, c, SizeOf(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }));
 
         // Caught up: the token may move past every change committed before the read, so the next sync
         // starts after them even when the last of them was of another kind (a highlight).

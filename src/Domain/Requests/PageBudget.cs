@@ -64,4 +64,16 @@ public struct PageFill(int maxBytes)
         Count++;
         return true;
     }
+
+    /// <summary>Adds <paramref name="item"/> to <paramref name="page"/> when <see cref="TryTake"/> takes it.</summary>
+    public bool TryAdd<T>(List<T> page, T item, int itemBytes)
+    {
+        if (!TryTake(itemBytes))
+        {
+            return false;
+        }
+
+        page.Add(item);
+        return true;
+    }
 }

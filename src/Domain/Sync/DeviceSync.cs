@@ -119,16 +119,7 @@ public sealed class DeviceSync(
         // below what this page can take: the highlights it left out lie past one this page cannot fit.
         var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count + rows.Collections.Count));
         var fill = budget.Start();
-        bool TryAdd(SyncChange change)
-        {
-            if (!fill.TryTake(PageBudget.SizeOf(change)))
-            {
-                return false;
-            }
-
-            changes.Add(change);
-            return true;
-        }
+        bool TryAdd(SyncChange change) => fill.TryAdd(changes, change, PageBudget.SizeOf(change));
 
         var (next, hasMore) = SequenceMerge.Take(
             position,
