@@ -136,8 +136,8 @@ public sealed class KoboLinkStore(NpgsqlDataSource dataSource, StoragePipelines 
 
     private static void AddEnsureDevice(NpgsqlBatch batch, UserNo user, string deviceId, DeviceBounds bounds)
     {
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.LockUserDevices) { Parameters = { UserParameter(user) } });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.MakeRoomForDevice)
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(DeviceQueries.LockUserDevices) { Parameters = { UserParameter(user) } });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(DeviceQueries.MakeRoomForDevice)
         {
             Parameters =
             {

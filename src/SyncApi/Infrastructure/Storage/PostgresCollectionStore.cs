@@ -27,7 +27,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         long lastSeq;
-        await using (var take = new NpgsqlCommand(SyncQueries.TakeChangeSeq, connection, transaction))
+        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction))
         {
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
@@ -83,7 +83,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
 
             if (notifyChanges)
             {
-                batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.Notify)
+                batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Notify)
                 {
                     Parameters =
                     {

@@ -34,7 +34,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePip
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var batch = new NpgsqlBatch(connection);
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.CommittedSeq) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.CommittedSeq) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
         batch.BatchCommands.Add(new NpgsqlBatchCommand(LibraryQueries.Changes)
         {
             Parameters =

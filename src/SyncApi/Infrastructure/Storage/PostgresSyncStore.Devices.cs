@@ -8,7 +8,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
 /// A user's devices: recorded at each pull, listed, revoked. A device is added only by its own first
-/// pull, and adding one or revoking one runs under the user's device lock (<see cref="SyncQueries.LockUserDevices"/>),
+/// pull, and adding one or revoking one runs under the user's device lock (<see cref="DeviceQueries.LockUserDevices"/>),
 /// so the user's device count and revocations in force cannot race past their bounds. Each is one
 /// batch, which PostgreSQL runs as one implicit transaction: the lock lasts as long as the batch.
 /// </summary>
@@ -16,7 +16,7 @@ public sealed partial class PostgresSyncStore
 {
     public async Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken)
     {
-        await using (var update = dataSource.CreateCommand(SyncQueries.RecordPull))
+        await using (var update = dataSource.CreateCommand(DeviceQueries.RecordPull))
         {
             update.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
             update.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
@@ -31,7 +31,7 @@ public sealed partial class PostgresSyncStore
         // the lock sees what the lock's previous holder committed.
         await using var batch = dataSource.CreateBatch();
         batch.BatchCommands.Add(LockUserDevices(user));
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.MakeRoomForDevice)
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(DeviceQueries.MakeRoomForDevice)
         {
             Parameters =
             {
@@ -41,7 +41,7 @@ public sealed partial class PostgresSyncStore
                 new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices },
             },
         });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.AddDevice)
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(DeviceQueries.AddDevice)
         {
             Parameters =
             {
@@ -56,7 +56,7 @@ public sealed partial class PostgresSyncStore
     public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        await using var command = dataSource.CreateCommand(SyncQueries.ListDevices);
+        await using var command = dataSource.CreateCommand(DeviceQueries.ListDevices);
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
         command.Parameters.Add(new NpgsqlParameter { NpgsqlDbType = NpgsqlDbType.Text, Value = (object?)after?.DeviceId ?? DBNull.Value });
         command.Parameters.Add(new NpgsqlParameter
@@ -96,7 +96,7 @@ public sealed partial class PostgresSyncStore
         // One batch, one implicit transaction: the lock is held for the batch alone.
         await using var batch = dataSource.CreateBatch();
         batch.BatchCommands.Add(LockUserDevices(user));
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.RevokeDevice)
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(DeviceQueries.RevokeDevice)
         {
             Parameters =
             {
@@ -129,5 +129,5 @@ public sealed partial class PostgresSyncStore
     }
 
     private static NpgsqlBatchCommand LockUserDevices(UserNo user) =>
-        new(SyncQueries.LockUserDevices) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } };
+        new(DeviceQueries.LockUserDevices) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } };
 }

@@ -9,11 +9,11 @@ using NpgsqlTypes;
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
+/// Device sync on PostgreSQL (statements in <see cref="HighlightSyncQueries"/> and the other <c>Sql/*Queries</c>): a push is one transaction
 /// that takes the user's change sequence (reading the user's highlight holdings with it), locks and loads
 /// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of seven statements (the reading states'
 /// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
-/// wrote changes also sends live pull's notification (<see cref="SyncQueries.Notify"/>), in the same round
+/// wrote changes also sends live pull's notification (<see cref="ChangeSeqQueries.Notify"/>), in the same round
 /// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
 /// devices are in <c>PostgresSyncStore.Devices.cs</c>.
 /// </summary>
@@ -29,7 +29,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         long? lastSeq = null;
         var holdings = default(HighlightHoldings);
-        await using (var take = new NpgsqlCommand(SyncQueries.TakeChangeSeqForHighlights, connection, transaction))
+        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeqForHighlights, connection, transaction))
         {
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
@@ -49,7 +49,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         var stored = new Dictionary<HighlightId, HighlightState>(ids.Count);
         if (ids.Count > 0)
         {
-            await using var load = new NpgsqlCommand(SyncQueries.LoadForWrite, connection, transaction);
+            await using var load = new NpgsqlCommand(HighlightSyncQueries.LoadForWrite, connection, transaction);
             load.Parameters.Add(new NpgsqlParameter<string[]> { TypedValue = ids.Select(id => id.ToString()).ToArray() });
             await using var reader = await load.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
@@ -80,11 +80,11 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         {
             BatchCommands =
             {
-                new NpgsqlBatchCommand(SyncQueries.CommittedSeq)
+                new NpgsqlBatchCommand(ChangeSeqQueries.CommittedSeq)
                 {
                     Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
                 },
-                new NpgsqlBatchCommand(SyncQueries.HighlightChanges)
+                new NpgsqlBatchCommand(HighlightSyncQueries.HighlightChanges)
                 {
                     Parameters =
                     {
@@ -95,7 +95,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                         new NpgsqlParameter<long> { TypedValue = maxBytes },
                     },
                 },
-                new NpgsqlBatchCommand(SyncQueries.EntitlementChanges)
+                new NpgsqlBatchCommand(OwnershipQueries.EntitlementChanges)
                 {
                     Parameters =
                     {
@@ -116,7 +116,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                     },
                 },
                 PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes),
-                new NpgsqlBatchCommand(SyncQueries.PurgeHorizon)
+                new NpgsqlBatchCommand(HighlightSyncQueries.PurgeHorizon)
                 {
                     Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
                 },
@@ -200,7 +200,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             return false;
         }
 
-        await using var command = new NpgsqlCommand(owned ? SyncQueries.Grant : SyncQueries.Remove, connection, transaction)
+        await using var command = new NpgsqlCommand(owned ? OwnershipQueries.Grant : OwnershipQueries.Remove, connection, transaction)
         {
             Parameters =
             {
@@ -223,7 +223,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
     private static async Task<long?> TakeChangeSeqAsync(
         NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, int count, CancellationToken cancellationToken)
     {
-        await using var command = new NpgsqlCommand(SyncQueries.TakeChangeSeq, connection, transaction)
+        await using var command = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction)
         {
             Parameters =
             {
@@ -245,7 +245,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             seq[i] = firstSeq + 1 + i;
         }
 
-        var store = new NpgsqlBatchCommand(SyncQueries.Store)
+        var store = new NpgsqlBatchCommand(HighlightSyncQueries.Store)
         {
             Parameters =
             {
@@ -272,7 +272,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
         if (change != default)
         {
-            batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.ChangeHoldings)
+            batch.BatchCommands.Add(new NpgsqlBatchCommand(HighlightSyncQueries.ChangeHoldings)
             {
                 Parameters =
                 {
@@ -291,7 +291,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private static NpgsqlBatchCommand NotifyCommand(UserNo user, long seq) => new(SyncQueries.Notify)
+    private static NpgsqlBatchCommand NotifyCommand(UserNo user, long seq) => new(ChangeSeqQueries.Notify)
     {
         Parameters =
         {

@@ -5,7 +5,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
 /// <summary>
 /// The statements of collections (Migrations/0009_collections.sql). A write starts with
-/// <see cref="SyncQueries.TakeChangeSeq"/>, as every write of a user's sync data does: the user's row lock
+/// <see cref="ChangeSeqQueries.TakeChangeSeq"/>, as every write of a user's sync data does: the user's row lock
 /// it holds to commit serialises the user's collection writes, so what the write reads after it cannot
 /// change before it commits (no row locks of their own needed).
 /// </summary>
@@ -67,7 +67,7 @@ internal static class CollectionQueries
 
     /// <summary>
     /// $1 user_no, $2 seq, $3 collection_id (the position, exclusive), $4 limit, $5 the page's byte budget:
-    /// the delta pull's fourth stream, a keyset scan of collections_changes. As <see cref="SyncQueries.HighlightChanges"/>
+    /// the delta pull's fourth stream, a keyset scan of collections_changes. As <see cref="HighlightSyncQueries.HighlightChanges"/>
     /// cuts highlights, of those rows only the first two and then each whose predecessors measure at most
     /// $5 together keep going, each measured as <c>CollectionSync.SizeOf</c> measures a collection at most
     /// (<see cref="PageBudget.ItemOverheadBytes"/>, the UTF-8 name, <see cref="CollectionSync.BytesPerBook"/>
