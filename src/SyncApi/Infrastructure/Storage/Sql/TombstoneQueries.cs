@@ -1,29 +1,39 @@
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
-/// <summary>The purge of expired highlight tombstones (<c>TombstonePurgeService</c>).</summary>
+/// <summary>
+/// The purge of expired tombstones (<c>TombstonePurgeService</c>): deleted highlights and deleted
+/// collections (their membership registers with them). Each statement takes $1 cutoff (tombstones
+/// deleted, or for a collection last written, before it expire) and $2 batch size, deletes one batch
+/// of expired tombstones, oldest first, skipping rows a device write holds locked (so the purge never
+/// waits on device traffic, nor device traffic long on it), and raises each affected user's purge
+/// horizon of that kind. Returns the number of tombstones deleted.
+/// </summary>
 internal static class TombstoneQueries
 {
+    public static readonly string PurgeHighlights = PurgeBatch("highlights", "h", ["id"], null, "deleted_at", "highlights_seq");
+
+    public static readonly string PurgeCollections =
+        PurgeBatch("collections", "c", ["user_no", "collection_id"], "deleted", "updated_at", "collections_seq");
+
     /// <summary>
-    /// $1 cutoff (tombstones deleted before it expire), $2 batch size. Deletes one batch of expired
-    /// tombstones, oldest first, skipping rows a device write holds locked (so the purge never waits on
-    /// device traffic, nor device traffic long on it), and raises each affected user's purge horizon.
-    /// Returns the number of tombstones deleted.
+    /// The batch over <paramref name="table"/> (aliased <paramref name="alias"/>, rows named by <paramref name="keys"/>):
+    /// the rows <paramref name="tombstone"/> (when given) whose <paramref name="expiresBy"/> is before $1.
     /// </summary>
-    public const string PurgeTombstones = """
+    private static string PurgeBatch(string table, string alias, string[] keys, string? tombstone, string expiresBy, string horizon) => $"""
         WITH expired AS (
-            SELECT id FROM highlights
-            WHERE deleted_at < $1
-            ORDER BY deleted_at
+            SELECT {string.Join(", ", keys)} FROM {table}
+            WHERE {(tombstone is null ? "" : tombstone + " AND ")}{expiresBy} < $1
+            ORDER BY {expiresBy}
             LIMIT $2
             FOR UPDATE SKIP LOCKED
         ), purged AS (
-            DELETE FROM highlights h USING expired e
-            WHERE h.id = e.id
-            RETURNING h.user_no, h.seq
+            DELETE FROM {table} {alias} USING expired e
+            WHERE {string.Join(" AND ", keys.Select(key => $"{alias}.{key} = e.{key}"))}
+            RETURNING {alias}.user_no, {alias}.seq
         ), horizons AS (
-            INSERT INTO sync_purge_horizons AS p (user_no, highlights_seq)
+            INSERT INTO sync_purge_horizons AS p (user_no, {horizon})
             SELECT user_no, max(seq) FROM purged GROUP BY user_no
-            ON CONFLICT (user_no) DO UPDATE SET highlights_seq = greatest(p.highlights_seq, EXCLUDED.highlights_seq)
+            ON CONFLICT (user_no) DO UPDATE SET {horizon} = greatest(p.{horizon}, EXCLUDED.{horizon})
         )
         SELECT count(*)::int FROM purged
         """;
