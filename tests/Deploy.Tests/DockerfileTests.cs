@@ -7,6 +7,7 @@ namespace Kobo.Sync.Deploy.Tests;
 /// Static checks of the production Dockerfile (no container engine or hadolint runs here):
 /// multi-stage, unprivileged, health-checked, multi-architecture, configured by environment only.
 /// </summary>
+[Trait("Category", "Fast")]
 public sealed partial class DockerfileTests
 {
     private static IReadOnlyList<Dockerfile.Instruction> Instructions => Dockerfile.Current.Instructions;

@@ -4,6 +4,7 @@ using Kobo.Sync.Deploy.Tests.Support;
 namespace Kobo.Sync.Deploy.Tests;
 
 /// <summary>Nothing that ships or deploys the service carries a credential: secrets come from a secrets store at run time.</summary>
+[Trait("Category", "Fast")]
 public sealed partial class SecretScanTests
 {
     public static TheoryData<string> DeployFiles()

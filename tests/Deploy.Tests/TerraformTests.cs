@@ -8,8 +8,6 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
 {
     private const string DatabaseModule = "modules/postgres";
 
-    private static readonly string[] Profiles = ["budget-arm", "high-perf"];
-
     [Fact]
     public void EveryTerraformFileParses()
     {
@@ -20,109 +18,185 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
     }
 
     [Fact]
-    public void TheProfileVariableAcceptsExactlyTheTwoClusterClasses()
+    public void TheProfileVariableAcceptsExactlyTheProfilesTheTableDefines()
     {
-        var profile = Assert.Single(tree.Blocks("variable"), v => v.File == "variables.tf" && v.Name == "profile");
+        var profile = RootVariable("profile");
         var condition = profile.Body.GetProperty("validation")[0].GetProperty("condition").GetString()!;
 
         var allowed = QuotedWords().Matches(condition).Select(m => m.Groups[1].Value).Order(StringComparer.Ordinal);
 
-        Assert.Equal(Profiles, allowed);
         Assert.Contains("var.profile", condition, StringComparison.Ordinal);
-        Assert.Equal(Profiles, ProfileTable().EnumerateObject().Select(p => p.Name).Order(StringComparer.Ordinal));
+        Assert.Equal(ProfileTable().EnumerateObject().Select(p => p.Name).Order(StringComparer.Ordinal), allowed);
     }
 
-    [Theory]
-    [InlineData("budget-arm", "r6g.large", "arm64", 16384)]
-    [InlineData("high-perf", "r6i.8xlarge", "x86_64", 262144)]
-    public void EachProfileResolvesToMemoryOptimisedDatabaseInstances(string profile, string instanceType, string arch, int memoryMb)
+    /// <summary>A key the root module reads from the selected profile and a profile lacks fails the plan for that profile only.</summary>
+    [Fact]
+    public void EveryProfileHasEverySettingTheRootModuleReadsFromIt()
     {
-        var settings = ProfileTable().GetProperty(profile);
+        var read = Directory.GetFiles(Repository.PathOf(TerraformTree.RootPath), "*.tf")
+            .SelectMany(f => SelectedSetting().Matches(File.ReadAllText(f)).Select(m => m.Groups[1].Value))
+            .ToHashSet(StringComparer.Ordinal);
 
-        Assert.Equal(instanceType, settings.GetProperty("database_instance_type").GetString());
-        Assert.Equal(arch, settings.GetProperty("database_arch").GetString());
-        Assert.Equal(memoryMb, settings.GetProperty("database_memory_mb").GetInt32());
-        Assert.Equal("m5a.2xlarge", settings.GetProperty("loadgen_instance_type").GetString());
+        Assert.NotEmpty(read);
+        foreach (var profile in ProfileTable().EnumerateObject())
+        {
+            var keys = profile.Value.EnumerateObject().Select(k => k.Name).ToHashSet(StringComparer.Ordinal);
+            Assert.True(read.IsSubsetOf(keys), $"{profile.Name} lacks {string.Join(", ", read.Except(keys))}");
+            Assert.True(keys.IsSubsetOf(read), $"{profile.Name} sets {string.Join(", ", keys.Except(read))}, which nothing reads");
+        }
+    }
+
+    /// <summary>Each tier boots an image of its instance type's architecture: Graviton types (a "g" after the generation, m6g, r6gd) are arm64.</summary>
+    [Fact]
+    public void EachTiersArchitectureIsThatOfItsInstanceType()
+    {
+        foreach (var profile in ProfileTable().EnumerateObject())
+        {
+            foreach (var tier in new[] { "database", "syncapi", "loadgen" })
+            {
+                var type = profile.Value.GetProperty($"{tier}_instance_type").GetString()!;
+                var attributes = InstanceFamily().Match(type);
+                Assert.True(attributes.Success, $"{profile.Name}: {type} is not an EC2 instance type");
+
+                var expected = attributes.Groups["attributes"].Value.Contains('g', StringComparison.Ordinal) ? "arm64" : "x86_64";
+                Assert.True(expected == profile.Value.GetProperty($"{tier}_arch").GetString(), $"{profile.Name}: {tier} on {type} needs {expected}");
+            }
+        }
+    }
+
+    /// <summary>
+    /// The database nodes are memory-optimised (the r family: 8 GiB per vCPU), and the memory the
+    /// large-data settings take their shares of is the instance's own: a share of memory the node does
+    /// not have would not start, one of less would leave the page cache idle.
+    /// </summary>
+    [Fact]
+    public void EachProfilesDatabaseMemoryIsThatOfItsMemoryOptimisedInstanceType()
+    {
+        foreach (var profile in ProfileTable().EnumerateObject())
+        {
+            var type = profile.Value.GetProperty("database_instance_type").GetString()!;
+            var match = InstanceFamily().Match(type);
+            Assert.True(match.Success && match.Groups["family"].Value == "r", $"{profile.Name}: {type} is not memory-optimised");
+
+            Assert.Equal(VirtualCpus(type) * 8 * 1024, profile.Value.GetProperty("database_memory_mb").GetInt32());
+        }
     }
 
     [Fact]
-    public void TheBudgetProfileRunsTheServiceOnArmAndTheHighPerformanceOneOnX86()
+    public void EachProfilesServiceTierStartsWithinTheBoundsItScalesBetween()
     {
-        Assert.Equal("arm64", ProfileTable().GetProperty("budget-arm").GetProperty("syncapi_arch").GetString());
-        Assert.StartsWith("m6g.", ProfileTable().GetProperty("budget-arm").GetProperty("syncapi_instance_type").GetString(), StringComparison.Ordinal);
-        Assert.Equal("x86_64", ProfileTable().GetProperty("high-perf").GetProperty("syncapi_arch").GetString());
+        foreach (var profile in ProfileTable().EnumerateObject())
+        {
+            var (min, desired, max) = (profile.Value.GetProperty("syncapi_min_size").GetInt32(), profile.Value.GetProperty("syncapi_desired_size").GetInt32(), profile.Value.GetProperty("syncapi_max_size").GetInt32());
+            Assert.True(1 <= min && min <= desired && desired <= max, $"{profile.Name}: min {min}, desired {desired}, max {max}");
+        }
     }
 
-    [Fact]
-    public void TheRootModuleSelectsTheProfileByTheVariable()
+    /// <summary>
+    /// The database module's placement of its nodes, evaluated by Terraform with three subnets spread over
+    /// three zones and with the first subnet three times (single_az): node i in subnet i at an address of
+    /// that subnet, three distinct addresses either way, and each node's data volume in the node's zone
+    /// (a volume attaches only in its own zone).
+    /// </summary>
+    [TheoryWhenOnPath("terraform")]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void EachDatabaseNodeSitsInItsPlacementSubnetAtAnAddressOfItsOwnWithItsVolumeInItsZone(bool singleAz)
     {
-        Assert.Equal("${local.profiles[var.profile]}", tree.Locals(string.Empty)["selected"].GetString());
-    }
-
-    [Fact]
-    public void ThereAreExactlyThreeDatabaseNodesEachInItsOwnPlacementSubnetAtAFixedAddress()
-    {
-        var names = tree.Locals(DatabaseModule)["node_names"].EnumerateArray().Select(t => t.GetString());
-        Assert.Equal(["a", "b", "c"], names);
-
+        string[] subnets = singleAz ? ["subnet-1", "subnet-1", "subnet-1"] : ["subnet-1", "subnet-2", "subnet-3"];
+        string[] cidrs = singleAz ? ["10.40.0.0/20", "10.40.0.0/20", "10.40.0.0/20"] : ["10.40.0.0/20", "10.40.16.0/20", "10.40.32.0/20"];
+        string[] zones = singleAz ? ["zone-1", "zone-1", "zone-1"] : ["zone-1", "zone-2", "zone-3"];
         var node = Assert.Single(tree.Resources("aws_instance"), r => TerraformTree.ModuleOf(r.File) == DatabaseModule);
-        Assert.Equal("${length(local.node_names)}", node.Text("count"));
-        Assert.Equal("${var.placement_subnet_ids[count.index]}", node.Text("subnet_id"));
-        Assert.Equal("${local.node_ips[count.index]}", node.Text("private_ip"));
-        Assert.Equal("${aws_security_group.database.id}", Assert.Single(node.Body.GetProperty("vpc_security_group_ids").EnumerateArray()).GetString());
-        Assert.Contains("/aws/service/debian/release/12/", Assert.Single(tree.Blocks("data", "aws_ssm_parameter"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule).Text("name"), StringComparison.Ordinal);
-
         var volume = Assert.Single(tree.Resources("aws_ebs_volume"), r => TerraformTree.ModuleOf(r.File) == DatabaseModule);
-        Assert.Equal("${var.placement_availability_zones[count.index]}", volume.Text("availability_zone"));
-        Assert.True(volume.Body.GetProperty("encrypted").GetBoolean());
+        var hosts = Assert.Single(tree.Blocks("output"), o => TerraformTree.ModuleOf(o.File) == DatabaseModule && o.Name == "postgres_hosts");
 
+        var outputs = TerraformEvaluation.Outputs($$"""
+            variable "placement_subnet_ids" { default = {{Json(subnets)}} }
+            variable "placement_subnet_cidrs" { default = {{Json(cidrs)}} }
+            variable "placement_availability_zones" { default = {{Json(zones)}} }
+            variable "internal_domain" { default = "kobo-sync.internal" }
+            {{TerraformEvaluation.Locals(tree.Locals(DatabaseModule))}}
+            output "nodes" { value = {{TerraformEvaluation.StandIn(node, "subnet_id", "private_ip")}} }
+            output "volumes" { value = {{TerraformEvaluation.StandIn(volume, "availability_zone")}} }
+            output "postgres_hosts" { value = {{TerraformEvaluation.Expression(hosts.Body.GetProperty("value"))}} }
+            """);
+
+        var nodes = outputs["nodes"].EnumerateArray().ToList();
+        Assert.Equal(3, nodes.Count); // etcd and Patroni are configured for three members
+        var addresses = nodes.Select(n => n.GetProperty("private_ip").GetString()!).ToList();
+        Assert.Equal(3, addresses.Distinct(StringComparer.Ordinal).Count());
+        for (var i = 0; i < nodes.Count; i++)
+        {
+            Assert.Equal(subnets[i], nodes[i].GetProperty("subnet_id").GetString());
+            Assert.True(System.Net.IPNetwork.Parse(cidrs[i]).Contains(System.Net.IPAddress.Parse(addresses[i])), $"node {i} at {addresses[i]} is outside {cidrs[i]}");
+            Assert.Equal(zones[i], outputs["volumes"][i].GetProperty("availability_zone").GetString());
+        }
+
+        // The service's host list is every node, on the port the database lets the service reach.
+        var servicePort = Assert.Single(IngressRules(), r => TerraformTree.ModuleOf(r.File) == DatabaseModule && r.Text("referenced_security_group_id") == "${var.syncapi_security_group_id}");
+        Assert.Equal(addresses.Select(a => $"{a}:{Port(servicePort, "from_port")}"), outputs["postgres_hosts"].EnumerateArray().Select(h => h.GetString()));
+    }
+
+    [Fact]
+    public void TheDatabaseModuleIsInstantiatedOnceOnTheNetworksPlacementWithEncryptedVolumesOnDebian12()
+    {
         var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == $"./{DatabaseModule}");
         Assert.False(call.Has("count") || call.Has("for_each"), "the database module must be instantiated once");
-        Assert.Equal("${module.network.placement_subnet_ids}", call.Text("placement_subnet_ids"));
-        Assert.Equal("${module.network.placement_subnet_cidrs}", call.Text("placement_subnet_cidrs"));
-        Assert.Equal("${module.network.placement_availability_zones}", call.Text("placement_availability_zones"));
+        foreach (var placement in new[] { "placement_subnet_ids", "placement_subnet_cidrs", "placement_availability_zones" })
+        {
+            Assert.True(Refers(call.Text(placement), $"module.network.{placement}"), $"the database module's {placement} is not the network's");
+        }
+
+        var node = Assert.Single(tree.Resources("aws_instance"), r => TerraformTree.ModuleOf(r.File) == DatabaseModule);
+        Assert.True(Refers(Assert.Single(node.Body.GetProperty("vpc_security_group_ids").EnumerateArray()).GetString(), "aws_security_group.database"), "a node must be in the database security group alone");
+        Assert.Contains("/aws/service/debian/release/12/", Assert.Single(tree.Blocks("data", "aws_ssm_parameter"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule).Text("name"), StringComparison.Ordinal);
+        var volume = Assert.Single(tree.Resources("aws_ebs_volume"), r => TerraformTree.ModuleOf(r.File) == DatabaseModule);
+        Assert.True(volume.Body.GetProperty("encrypted").GetBoolean());
     }
 
-    [Fact]
-    public void ByDefaultTheNodesArePlacedInThreeDistinctAvailabilityZones()
+    /// <summary>
+    /// The network's placement outputs, evaluated by Terraform from its own locals and subnets (in a region
+    /// of four zones): by default three distinct private subnets in three distinct zones, each entry's
+    /// zone and CIDR those of its subnet; with single_az, the first subnet, its zone and CIDR three times.
+    /// </summary>
+    [FactWhenOnPath("terraform")]
+    public void ByDefaultTheNodesArePlacedInThreeDistinctAvailabilityZonesAndSingleAzPutsThemAllInTheFirst()
     {
-        var network = tree.Locals("modules/network");
-        Assert.Equal(3, network["zone_count"].GetInt32());
-        Assert.Equal("${slice(data.aws_availability_zones.available.names, 0, local.zone_count)}", network["azs"].GetString());
+        Assert.False(RootVariable("single_az").Body.GetProperty("default").GetBoolean());
 
-        var privateSubnets = Assert.Single(tree.Resources("aws_subnet"), s => s.Name == "private");
-        Assert.Equal("${local.zone_count}", privateSubnets.Text("count"));
-        Assert.Equal("${local.azs[count.index]}", privateSubnets.Text("availability_zone"));
+        var spread = Placement(singleAz: false);
+        Assert.Equal(3, spread.SubnetIds.Distinct(StringComparer.Ordinal).Count());
+        Assert.Equal(3, spread.Zones.Distinct(StringComparer.Ordinal).Count());
+        for (var i = 0; i < 3; i++)
+        {
+            var subnet = spread.Subnets.Single(s => s.GetProperty("id").GetString() == spread.SubnetIds[i]);
+            Assert.Equal(subnet.GetProperty("availability_zone").GetString(), spread.Zones[i]);
+            Assert.Equal(subnet.GetProperty("cidr_block").GetString(), spread.Cidrs[i]);
+        }
 
-        var outputs = tree.Blocks("output").Where(o => TerraformTree.ModuleOf(o.File) == "modules/network").ToDictionary(o => o.Name, StringComparer.Ordinal);
-        Assert.Equal("${var.single_az ? [for i in range(3) : aws_subnet.private[0].id] : aws_subnet.private[*].id}", outputs["placement_subnet_ids"].Text("value"));
-        Assert.Equal("${var.single_az ? [for i in range(3) : local.azs[0]] : local.azs}", outputs["placement_availability_zones"].Text("value"));
-        Assert.Equal("${var.single_az ? [for i in range(3) : aws_subnet.private[0].cidr_block] : aws_subnet.private[*].cidr_block}", outputs["placement_subnet_cidrs"].Text("value"));
-
-        var singleAz = Assert.Single(tree.Blocks("variable"), v => v.File == "variables.tf" && v.Name == "single_az");
-        Assert.False(singleAz.Body.GetProperty("default").GetBoolean());
+        var single = Placement(singleAz: true);
+        var first = single.Subnets[0];
+        Assert.Equal(Enumerable.Repeat(first.GetProperty("id").GetString(), 3), single.SubnetIds);
+        Assert.Equal(Enumerable.Repeat(first.GetProperty("availability_zone").GetString(), 3), single.Zones);
+        Assert.Equal(Enumerable.Repeat(first.GetProperty("cidr_block").GetString(), 3), single.Cidrs);
     }
 
     [Fact]
     public void TheServiceIsGivenTheThreeDatabaseHostsAndOnlyItsOwnSecrets()
     {
         var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == "./modules/syncapi");
-        Assert.Equal($"${{module.postgres.postgres_hosts}}", call.Text("postgres_hosts"));
-        Assert.Equal("${var.postgres_app_password_secret_arn}", call.Text("app_password_secret_arn"));
-
-        var hosts = Assert.Single(tree.Blocks("output"), o => TerraformTree.ModuleOf(o.File) == DatabaseModule && o.Name == "postgres_hosts");
-        Assert.Equal("${[for ip in local.node_ips : \"${ip}:${local.postgres_port}\"]}", hosts.Text("value"));
-        Assert.Equal(5432, tree.Locals(DatabaseModule)["postgres_port"].GetInt32());
+        Assert.True(Refers(call.Text("postgres_hosts"), "module.postgres.postgres_hosts"), "the service's hosts are not the database module's");
+        Assert.True(Refers(call.Text("app_password_secret_arn"), "var.postgres_app_password_secret_arn"), "the service's database password is not the application role's");
 
         var serviceSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == "modules/syncapi" && d.Name != "assume_ec2");
-        var resources = serviceSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString());
-        Assert.Equal(["${var.app_password_secret_arn}", "${var.signing_key_secret_arn}", "${var.cursor_key_secret_arn}"], resources);
+        var resources = serviceSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString()).Order(StringComparer.Ordinal);
+        Assert.Equal(["${var.app_password_secret_arn}", "${var.cursor_key_secret_arn}", "${var.signing_key_secret_arn}"], resources);
 
         // The database nodes read the three database passwords and none of the service's keys.
         var nodeSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule && d.Name != "assume_ec2");
         Assert.Equal(
-            ["${var.superuser_password_secret_arn}", "${var.replication_password_secret_arn}", "${var.app_password_secret_arn}"],
-            nodeSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString()));
+            ["${var.app_password_secret_arn}", "${var.replication_password_secret_arn}", "${var.superuser_password_secret_arn}"],
+            nodeSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString()).Order(StringComparer.Ordinal));
     }
 
     [Fact]
@@ -211,19 +285,23 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
         });
     }
 
+    /// <summary>
+    /// A secret reaches a machine only as a Secrets Manager ARN that the machine resolves at boot: no
+    /// variable anywhere takes a secret's value or defaults one, and every secret the root takes is
+    /// handed on to a module.
+    /// </summary>
     [Fact]
     public void SecretsArePassedAsSecretsManagerReferencesWithNoDefault()
     {
-        var secretInputs = tree.Blocks("variable").Where(v => v.Name.EndsWith("_secret_arn", StringComparison.Ordinal)).ToList();
+        var secretInputs = tree.Blocks("variable").Where(v => SecretName().IsMatch(v.Name)).ToList();
 
-        Assert.Equal(
-            [
-                "postgres_app_password_secret_arn", "postgres_replication_password_secret_arn", "postgres_superuser_password_secret_arn",
-                "syncapi_cursor_key_secret_arn", "syncapi_signing_key_secret_arn",
-            ],
-            secretInputs.Where(v => v.File == "variables.tf").Select(v => v.Name).Order(StringComparer.Ordinal));
+        Assert.NotEmpty(secretInputs);
+        Assert.All(secretInputs, v => Assert.True(v.Name.EndsWith("_secret_arn", StringComparison.Ordinal), $"{v} takes a secret's value, not its ARN"));
         Assert.All(secretInputs, v => Assert.False(v.Has("default"), $"{v} has a default"));
-        Assert.DoesNotContain(tree.Blocks("variable"), v => SecretName().IsMatch(v.Name) && v.Has("default"));
+
+        var handedOn = tree.Blocks("module").SelectMany(m => m.Body.EnumerateObject()).Select(a => a.Value.ToString()).ToList();
+        Assert.All(secretInputs.Where(v => v.File == "variables.tf"), v => Assert.True(
+            handedOn.Any(a => Refers(a, $"var.{v.Name}")), $"{v} reaches no module"));
     }
 
     [Fact]
@@ -284,6 +362,57 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
 
     private JsonElement ProfileTable() => tree.Locals(string.Empty)["profiles"];
 
+    private TerraformTree.Block RootVariable(string name) => Assert.Single(tree.Blocks("variable"), v => v.File == "variables.tf" && v.Name == name);
+
+    private sealed record NetworkPlacement(List<JsonElement> Subnets, List<string> SubnetIds, List<string> Cidrs, List<string> Zones);
+
+    /// <summary>The network module's placement outputs for <paramref name="singleAz"/>, from its own locals and private subnets.</summary>
+    private NetworkPlacement Placement(bool singleAz)
+    {
+        const string Network = "modules/network";
+        const string Zones = "data.aws_availability_zones.available";
+        const string PrivateSubnets = "aws_subnet.private";
+        var outputs = tree.Blocks("output").Where(o => TerraformTree.ModuleOf(o.File) == Network).ToDictionary(o => o.Name, o => TerraformEvaluation.Expression(o.Body.GetProperty("value")), StringComparer.Ordinal);
+        var subnets = Assert.Single(tree.Resources("aws_subnet"), s => TerraformTree.ModuleOf(s.File) == Network && s.Name == "private");
+
+        var hcl = $$"""
+            variable "single_az" { default = {{(singleAz ? "true" : "false")}} }
+            variable "vpc_cidr" { default = {{TerraformEvaluation.Expression(RootVariable("vpc_cidr").Body.GetProperty("default"))}} }
+            locals {
+              standin_zones = { names = ["zone-1", "zone-2", "zone-3", "zone-4"] }
+              standin_private_subnets = {{TerraformEvaluation.StandIn(subnets, "availability_zone", "cidr_block")}}
+            }
+            {{TerraformEvaluation.Locals(tree.Locals(Network))}}
+            output "subnets" { value = local.standin_private_subnets }
+            output "ids" { value = {{outputs["placement_subnet_ids"]}} }
+            output "cidrs" { value = {{outputs["placement_subnet_cidrs"]}} }
+            output "zones" { value = {{outputs["placement_availability_zones"]}} }
+            """;
+        var values = TerraformEvaluation.Outputs(TerraformEvaluation.Redirect(TerraformEvaluation.Redirect(hcl, Zones, "local.standin_zones"), PrivateSubnets, "local.standin_private_subnets"));
+
+        List<string> Strings(string name) => [.. values[name].EnumerateArray().Select(v => v.GetString()!)];
+        return new NetworkPlacement([.. values["subnets"].EnumerateArray()], Strings("ids"), Strings("cidrs"), Strings("zones"));
+    }
+
+    /// <summary>Whether <paramref name="expression"/> refers to <paramref name="address"/> (and not merely to a longer name it begins).</summary>
+    private static bool Refers(string? expression, string address) =>
+        expression is not null && Regex.IsMatch(expression, $@"(?<![\w.]){Regex.Escape(address)}(?![\w])");
+
+    /// <summary>vCPUs of an EC2 size: large 2, xlarge 4, Nxlarge 4N.</summary>
+    private static int VirtualCpus(string instanceType)
+    {
+        var size = instanceType.Split('.')[1];
+        return size switch
+        {
+            "large" => 2,
+            "xlarge" => 4,
+            _ when size.EndsWith("xlarge", StringComparison.Ordinal) => 4 * int.Parse(size[..^"xlarge".Length], System.Globalization.CultureInfo.InvariantCulture),
+            _ => throw new Xunit.Sdk.XunitException($"{instanceType}: unknown size"),
+        };
+    }
+
+    private static string Json(string[] values) => JsonSerializer.Serialize(values);
+
     private IEnumerable<TerraformTree.Block> IngressRules() => tree.Resources("aws_vpc_security_group_ingress_rule");
 
     private static int Priority(TerraformTree.Block rule) => rule.Body.GetProperty("priority").GetInt32();
@@ -296,4 +425,11 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
 
     [GeneratedRegex("(password|secret|token|license|private_key)", RegexOptions.IgnoreCase)]
     private static partial Regex SecretName();
+
+    [GeneratedRegex(@"\blocal\.selected\.(\w+)")]
+    private static partial Regex SelectedSetting();
+
+    /// <summary>An EC2 instance type: family letters, generation, attribute letters (g Graviton, a AMD, i Intel, d local disk...), size.</summary>
+    [GeneratedRegex(@"^(?<family>[a-z]+?)(?<generation>\d+)(?<attributes>[a-z-]*)\.(?<size>\w+)$")]
+    private static partial Regex InstanceFamily();
 }

@@ -50,76 +50,26 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         }
 
         // Merge the three keyset streams by sequence number, ownership first on a tie (the book before its
-        // state), then reading states, then collections; each kind's position moves past what this page takes.
-        // The page stops at the first item that does not fit the byte budget, so what it delivers is a prefix of the merged order.
+        // state), then reading states, then collections (SequenceMerge).
         var books = new List<LibraryBook>();
         var states = new List<LibraryReadingState>();
         var collections = new List<Collection>();
         var fill = budget.Start();
-        int b = 0, r = 0, c = 0;
-        var next = position;
-        while (books.Count + states.Count + collections.Count < PageSize && (b < rows.Books.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count))
-        {
-            var bookSeq = b < rows.Books.Count ? rows.Books[b].Seq : long.MaxValue;
-            var stateSeq = r < rows.ReadingStates.Count ? rows.ReadingStates[r].Seq : long.MaxValue;
-            var collectionSeq = c < rows.Collections.Count ? rows.Collections[c].Seq : long.MaxValue;
-            if (b < rows.Books.Count && bookSeq <= stateSeq && bookSeq <= collectionSeq)
-            {
-                var (seq, book) = rows.Books[b];
-                if (!fill.TryTake(SizeOf(book)))
-                {
-                    break;
-                }
-
-                b++;
-                books.Add(book);
-                next = next with { EntitlementSeq = seq, EntitlementBook = book.Book.Value };
-            }
-            else if (r < rows.ReadingStates.Count && stateSeq <= collectionSeq)
-            {
-                var (seq, state) = rows.ReadingStates[r];
-                if (!fill.TryTake(SizeOf(state)))
-                {
-                    break;
-                }
-
-                r++;
-                states.Add(state);
-                next = next with { ReadingSeq = seq, ReadingBook = state.State.Book.Value };
-            }
-            else
-            {
-                var (seq, collection) = rows.Collections[c];
-                if (!fill.TryTake(SizeOf(collection)))
-                {
-                    break;
-                }
-
-                c++;
-                collections.Add(collection);
-                next = next with { CollectionSeq = seq, CollectionId = collection.Id };
-            }
-        }
+        var (next, hasMore) = SequenceMerge.Take(
+            position,
+            PageSize,
+            new ChangeStream<LibraryBook>(
+                rows.Books, b => fill.TryAdd(books, b, SizeOf(b)), (p, seq, b) => p with { EntitlementSeq = seq, EntitlementBook = b.Book.Value }),
+            new ChangeStream<LibraryReadingState>(
+                rows.ReadingStates, r => fill.TryAdd(states, r, SizeOf(r)), (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.State.Book.Value }),
+            new ChangeStream<Collection>(
+                rows.Collections, c => fill.TryAdd(collections, c, SizeOf(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }));
 
         // Caught up: the token may move past every change committed before the read, so the next sync
         // starts after them even when the last of them was of another kind (a highlight).
-        var hasMore = b < rows.Books.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count;
         if (!hasMore)
         {
-            if (rows.CommittedSeq >= next.EntitlementSeq)
-            {
-                next = next.WithEntitlementsThrough(rows.CommittedSeq);
-            }
-
-            if (rows.CommittedSeq >= next.ReadingSeq)
-            {
-                next = next.WithReadingStatesThrough(rows.CommittedSeq);
-            }
-
-            if (rows.CommittedSeq >= next.CollectionSeq)
-            {
-                next = next.WithCollectionsThrough(rows.CommittedSeq);
-            }
+            next = next.WithLibraryThrough(rows.CommittedSeq);
         }
 
         next = next with { PagesInSync = hasMore ? position.PagesInSync + 1 : 0 };

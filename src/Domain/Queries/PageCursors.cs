@@ -10,22 +10,11 @@ namespace Kobo.Sync.Domain.Queries;
 /// tag check and is rejected, so a client can neither forge a position nor read across scopes.
 /// Format: <c>base64url(id suffix) "." base64url(first 16 bytes of the tag)</c>.
 /// </summary>
-public sealed class PageCursors
+/// <param name="key">At least 32 bytes (<see cref="SignedEnvelope"/>); every instance of the service must use the same key.</param>
+public sealed class PageCursors(byte[] key)
 {
     public const int MaxCursorLength = 512;
-    private readonly byte[] _key;
-
-    /// <param name="key">At least 32 bytes; every instance of the service must use the same key.</param>
-    public PageCursors(byte[] key)
-    {
-        ArgumentNullException.ThrowIfNull(key);
-        if (key.Length < 32)
-        {
-            throw new ArgumentException("A cursor key needs at least 32 bytes.", nameof(key));
-        }
-
-        _key = key;
-    }
+    private readonly SignedEnvelope _envelope = new(key);
 
     public string Issue(string scope, string lastId)
     {
@@ -34,13 +23,13 @@ public sealed class PageCursors
             throw new ArgumentException("The id does not lie inside the cursor's scope.", nameof(lastId));
         }
 
-        return SignedEnvelope.Seal(_key, Context(scope), Encoding.UTF8.GetBytes(lastId, scope.Length, lastId.Length - scope.Length));
+        return _envelope.Seal(Context(scope), Encoding.UTF8.GetBytes(lastId, scope.Length, lastId.Length - scope.Length));
     }
 
     /// <summary>The last id the cursor names, or an <see cref="InvalidRequestException"/> for field "cursor".</summary>
     public string Resolve(string scope, string cursor)
     {
-        var suffix = SignedEnvelope.Open(_key, Context(scope), cursor, MaxCursorLength);
+        var suffix = _envelope.Open(Context(scope), cursor, MaxCursorLength);
         if (suffix is null || suffix.Length == 0)
         {
             throw Tampered();

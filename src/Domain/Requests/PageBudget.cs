@@ -35,7 +35,7 @@ public sealed record PageBudget(int MaxBytes)
     public static int SizeOf(HighlightView highlight) =>
         ItemOverheadBytes + Utf8(highlight.Id) + Utf8(highlight.Text) + Utf8(highlight.Note) + Utf8(highlight.Location);
 
-    /// <summary>A change of the pull; for a highlight, the measure <c>SyncQueries.HighlightChanges</c> applies in SQL.</summary>
+    /// <summary>A change of the pull; for a highlight, the measure <c>HighlightSyncQueries.HighlightChanges</c> applies in SQL.</summary>
     public static int SizeOf(SyncChange change) =>
         ItemOverheadBytes + Utf8(change.Id) + Utf8(change.Text) + Utf8(change.Note) + Utf8(change.Location)
         + Utf8(change.Title) + Utf8(change.Author) + Utf8(change.ReadingState?.Position?.Location)
@@ -62,6 +62,18 @@ public struct PageFill(int maxBytes)
 
         _bytes += itemBytes;
         Count++;
+        return true;
+    }
+
+    /// <summary>Adds <paramref name="item"/> to <paramref name="page"/> when <see cref="TryTake"/> takes it.</summary>
+    public bool TryAdd<T>(List<T> page, T item, int itemBytes)
+    {
+        if (!TryTake(itemBytes))
+        {
+            return false;
+        }
+
+        page.Add(item);
         return true;
     }
 }

@@ -14,7 +14,8 @@ public sealed record DevicePosition(DateTimeOffset? LastSyncAt, string DeviceId)
 /// <see cref="SyncTokens"/> (HMAC-SHA256 over the user and the position, in a domain of their own, so
 /// no other cursor or token passes for one). Format: <c>base64url("1|ticks or -|device id") "." base64url(16-byte tag)</c>.
 /// </summary>
-public sealed class DeviceCursors
+/// <param name="key">At least 32 bytes (<see cref="SignedEnvelope"/>); every instance of the service must use the same key.</param>
+public sealed class DeviceCursors(byte[] key)
 {
     public const string Field = "cursor";
 
@@ -23,30 +24,18 @@ public sealed class DeviceCursors
 
     private const string FormatVersion = "1";
     private const string NeverPulled = "-";
-    private readonly byte[] _key;
-
-    /// <param name="key">At least 32 bytes; every instance of the service must use the same key.</param>
-    public DeviceCursors(byte[] key)
-    {
-        ArgumentNullException.ThrowIfNull(key);
-        if (key.Length < 32)
-        {
-            throw new ArgumentException("A cursor key needs at least 32 bytes.", nameof(key));
-        }
-
-        _key = key;
-    }
+    private readonly SignedEnvelope _envelope = new(key);
 
     public string Issue(UserNo user, DevicePosition position)
     {
         var at = position.LastSyncAt is { } lastSyncAt ? lastSyncAt.UtcTicks.ToString(CultureInfo.InvariantCulture) : NeverPulled;
-        return SignedEnvelope.Seal(_key, Context(user), Encoding.UTF8.GetBytes($"{FormatVersion}|{at}|{position.DeviceId}"));
+        return _envelope.Seal(Context(user), Encoding.UTF8.GetBytes($"{FormatVersion}|{at}|{position.DeviceId}"));
     }
 
     /// <summary>The position the cursor names, or an <see cref="InvalidRequestException"/> for field "cursor".</summary>
     public DevicePosition Resolve(UserNo user, string cursor)
     {
-        var payload = SignedEnvelope.Open(_key, Context(user), cursor, MaxCursorLength) ?? throw Tampered();
+        var payload = _envelope.Open(Context(user), cursor, MaxCursorLength) ?? throw Tampered();
 
         // Signed by this service, so well formed; checked anyway rather than trusted blindly. The id comes
         // last and may itself hold '|'.

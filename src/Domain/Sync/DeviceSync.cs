@@ -113,66 +113,24 @@ public sealed class DeviceSync(
         }
 
         // Merge the four keyset streams by sequence number, entitlements first on a tie (the library
-        // before the highlights in it), then reading states, then collections; each kind's position moves past what this page takes.
-        // The page stops at the first change that does not fit the byte budget, never skipping it for a
-        // smaller one after it: what it delivers is a prefix of the merged order, so the token resumes exactly there.
+        // before the highlights in it), then reading states, then collections (SequenceMerge).
         // The store cut the highlights short of the budget too (see ISyncStore.ReadChangesAsync), never
         // below what this page can take: the highlights it left out lie past one this page cannot fit.
         var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count + rows.Collections.Count));
         var fill = budget.Start();
-        int h = 0, e = 0, r = 0, c = 0;
-        var next = position;
-        while (changes.Count < size && (h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count))
-        {
-            var highlightSeq = h < rows.Highlights.Count ? rows.Highlights[h].Seq : long.MaxValue;
-            var entitlementSeq = e < rows.Entitlements.Count ? rows.Entitlements[e].Seq : long.MaxValue;
-            var readingSeq = r < rows.ReadingStates.Count ? rows.ReadingStates[r].Seq : long.MaxValue;
-            var collectionSeq = c < rows.Collections.Count ? rows.Collections[c].Seq : long.MaxValue;
-            SyncChange change;
-            SyncPosition after;
-            if (e < rows.Entitlements.Count && entitlementSeq <= highlightSeq && entitlementSeq <= readingSeq && entitlementSeq <= collectionSeq)
-            {
-                var (seq, entitlement) = rows.Entitlements[e];
-                change = SyncChange.Of(entitlement);
-                after = next with { EntitlementSeq = seq, EntitlementBook = entitlement.BookNo };
-            }
-            else if (r < rows.ReadingStates.Count && readingSeq <= highlightSeq && readingSeq <= collectionSeq)
-            {
-                var (seq, state) = rows.ReadingStates[r];
-                change = SyncChange.Of(state);
-                after = next with { ReadingSeq = seq, ReadingBook = state.Book.Value };
-            }
-            else if (c < rows.Collections.Count && collectionSeq <= highlightSeq)
-            {
-                var (seq, collection) = rows.Collections[c];
-                change = SyncChange.Of(collection);
-                after = next with { CollectionSeq = seq, CollectionId = collection.Id };
-            }
-            else
-            {
-                var (seq, highlight) = rows.Highlights[h];
-                change = SyncChange.Of(highlight);
-                after = next with { HighlightSeq = seq, HighlightId = change.Id! };
-            }
+        bool TryAdd(SyncChange change) => fill.TryAdd(changes, change, PageBudget.SizeOf(change));
 
-            if (!fill.TryTake(PageBudget.SizeOf(change)))
-            {
-                break;
-            }
-
-            switch (change.Kind)
-            {
-                case SyncChange.EntitlementKind: e++; break;
-                case SyncChange.ReadingStateKind: r++; break;
-                case SyncChange.CollectionKind: c++; break;
-                default: h++; break;
-            }
-
-            changes.Add(change);
-            next = after;
-        }
-
-        var hasMore = h < rows.Highlights.Count || e < rows.Entitlements.Count || r < rows.ReadingStates.Count || c < rows.Collections.Count;
+        var (next, hasMore) = SequenceMerge.Take(
+            position,
+            size,
+            new ChangeStream<EntitlementState>(
+                rows.Entitlements, e => TryAdd(SyncChange.Of(e)), (p, seq, e) => p with { EntitlementSeq = seq, EntitlementBook = e.BookNo }),
+            new ChangeStream<ReadingStates.ReadingState>(
+                rows.ReadingStates, r => TryAdd(SyncChange.Of(r)), (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.Book.Value }),
+            new ChangeStream<Collections.Collection>(
+                rows.Collections, c => TryAdd(SyncChange.Of(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }),
+            new ChangeStream<HighlightState>(
+                rows.Highlights, h => TryAdd(SyncChange.Of(h)), (p, seq, h) => p with { HighlightSeq = seq, HighlightId = h.Id.ToString() }));
         if (!hasMore)
         {
             // Caught up: every change numbered up to the committed sequence has been delivered (or
@@ -184,20 +142,7 @@ public sealed class DeviceSync(
                 next = next.WithHighlightsThrough(user, rows.CommittedSeq);
             }
 
-            if (rows.CommittedSeq >= next.EntitlementSeq)
-            {
-                next = next.WithEntitlementsThrough(rows.CommittedSeq);
-            }
-
-            if (rows.CommittedSeq >= next.ReadingSeq)
-            {
-                next = next.WithReadingStatesThrough(rows.CommittedSeq);
-            }
-
-            if (rows.CommittedSeq >= next.CollectionSeq)
-            {
-                next = next.WithCollectionsThrough(rows.CommittedSeq);
-            }
+            next = next.WithLibraryThrough(rows.CommittedSeq);
         }
 
         // The token the device came back with is what it has applied: its acknowledged position.

@@ -36,6 +36,31 @@ public readonly record struct SyncPosition(
     /// <summary>After every collection change numbered up to <paramref name="seq"/>.</summary>
     public SyncPosition WithCollectionsThrough(long seq) => this with { CollectionSeq = seq, CollectionId = LastCollectionId };
 
+    /// <summary>
+    /// After every entitlement, reading state and collection change numbered up to <paramref name="committedSeq"/>:
+    /// where a pull that reached the end of those streams leaves them (a stream already past it stays).
+    /// </summary>
+    public SyncPosition WithLibraryThrough(long committedSeq)
+    {
+        var next = this;
+        if (committedSeq >= next.EntitlementSeq)
+        {
+            next = next.WithEntitlementsThrough(committedSeq);
+        }
+
+        if (committedSeq >= next.ReadingSeq)
+        {
+            next = next.WithReadingStatesThrough(committedSeq);
+        }
+
+        if (committedSeq >= next.CollectionSeq)
+        {
+            next = next.WithCollectionsThrough(committedSeq);
+        }
+
+        return next;
+    }
+
     public bool IsStart => this == Start;
 
     /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>

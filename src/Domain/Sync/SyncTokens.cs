@@ -18,26 +18,15 @@ namespace Kobo.Sync.Domain.Sync;
 /// reading state and collection positions are the start.
 /// The tag's domain ("sync-token") differs from the page cursors', so one never passes for the other.
 /// </summary>
-public sealed class SyncTokens
+/// <param name="key">At least 32 bytes (<see cref="SignedEnvelope"/>); every instance of the service must use the same key.</param>
+public sealed class SyncTokens(byte[] key)
 {
     public const int MaxTokenLength = 512;
     public const string Field = "since";
     private const string FormatVersion = "4";
     private const string FormatBeforeCollections = "3";
     private const string FormatBeforeReadingStates = "2";
-    private readonly byte[] _key;
-
-    /// <param name="key">At least 32 bytes; every instance of the service must use the same key.</param>
-    public SyncTokens(byte[] key)
-    {
-        ArgumentNullException.ThrowIfNull(key);
-        if (key.Length < 32)
-        {
-            throw new ArgumentException("A token key needs at least 32 bytes.", nameof(key));
-        }
-
-        _key = key;
-    }
+    private readonly SignedEnvelope _envelope = new(key);
 
     public string Issue(UserNo user, SyncPosition position)
     {
@@ -48,13 +37,13 @@ public sealed class SyncTokens
         var payload = Encoding.UTF8.GetBytes(string.Join('|',
             FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync),
             Number(position.ReadingSeq), Number(position.ReadingBook), Number(position.CollectionSeq), position.CollectionId.ToString("N"), suffix));
-        return SignedEnvelope.Seal(_key, Context(user), payload);
+        return _envelope.Seal(Context(user), payload);
     }
 
     /// <summary>The position the token names, or an <see cref="InvalidRequestException"/> for field "since".</summary>
     public SyncPosition Resolve(UserNo user, string token)
     {
-        var payload = SignedEnvelope.Open(_key, Context(user), token, MaxTokenLength) ?? throw Tampered();
+        var payload = _envelope.Open(Context(user), token, MaxTokenLength) ?? throw Tampered();
 
         // Signed by this service, so well formed; checked anyway rather than trusted blindly.
         var parts = Encoding.UTF8.GetString(payload).Split('|');

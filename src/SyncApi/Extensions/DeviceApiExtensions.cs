@@ -23,6 +23,7 @@ public static class DeviceApiExtensions
         builder.Services.AddOptions<PagingOptions>()
             .Bind(builder.Configuration.GetSection(PagingOptions.SectionName))
             .ValidateOnStart();
+        builder.Services.AddSingleton(PageCursorsFactory.CreateKey);
         builder.Services.AddSingleton(PageCursorsFactory.Create);
         builder.Services.AddSingleton(PageCursorsFactory.CreateBudget);
         builder.Services.AddSingleton<DeviceReads>();

@@ -2,6 +2,7 @@ using Kobo.Sync.DeviceSimulator.Devices;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Devices;
 
+[Trait("Category", "Fast")]
 public sealed class DeviceFleetTests
 {
     [Fact]

@@ -3,6 +3,7 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Engine;
 
+[Trait("Category", "Fast")]
 public sealed class ArrivalScheduleTests
 {
     [Fact]

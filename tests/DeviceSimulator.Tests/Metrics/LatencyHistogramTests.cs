@@ -7,6 +7,7 @@ namespace Kobo.Sync.DeviceSimulator.Tests.Metrics;
 /// reports is within its 3-significant-digit bound of the exact nearest-rank percentile, and merging
 /// histograms equals recording all values into one.
 /// </summary>
+[Trait("Category", "Fast")]
 public sealed class LatencyHistogramTests
 {
     private static readonly double[] Percentiles = [0, 1, 10, 25, 50, 75, 90, 95, 99, 99.9, 99.99, 100];

@@ -4,6 +4,7 @@ using Kobo.Sync.DeviceSimulator.Tests.Support;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Profiles;
 
+[Trait("Category", "Fast")]
 public sealed class LoadProfileTests : IDisposable
 {
     private readonly string _path = Path.Combine(Path.GetTempPath(), $"kobo-sim-profile-{Guid.NewGuid():N}.json");
@@ -31,7 +32,31 @@ public sealed class LoadProfileTests : IDisposable
         Assert.InRange(profile.Thresholds.P99Ms, 200, 5_000); // a path check in the suite; the SLA is gated by the other profiles
 
         Assert.All(profile.Scenarios, s => Assert.True(s.Steps.Sum(step => step.DurationSeconds * Math.Max(step.Rate, step.RampTo ?? 0)) <= 100));
-        Assert.Equal(9, profile.Scenarios.Count); // three reads, each over REST, gRPC and raw PostgreSQL
+
+        // Every read that raw PostgreSQL can serve (the baseline), over every transport.
+        var baselineReads = Enum.GetValues<ReadKind>().Where(r => Loads(r, Transport.Postgres)).ToList();
+        Assert.NotEmpty(baselineReads);
+        Assert.All(
+            baselineReads.SelectMany(r => Enum.GetValues<Transport>().Select(t => (r, t))),
+            pair => Assert.Contains(profile.Scenarios, s => (s.Read, s.Transport) == pair));
+    }
+
+    /// <summary>Whether a profile of one scenario reading <paramref name="read"/> over <paramref name="transport"/> loads.</summary>
+    private bool Loads(ReadKind read, Transport transport)
+    {
+        var name = System.Text.Json.JsonNamingPolicy.KebabCaseLower.ConvertName;
+        File.WriteAllText(_path, $$"""
+            { "name": "x",
+              "scenarios": [ { "read": "{{name(read.ToString())}}", "transport": "{{name(transport.ToString())}}", "steps": [ { "rate": 1, "durationSeconds": 1 } ] } ] }
+            """);
+        try
+        {
+            return LoadProfile.Load(_path).Scenarios.Single().Read == read;
+        }
+        catch (ProfileException)
+        {
+            return false;
+        }
     }
 
     [Theory]

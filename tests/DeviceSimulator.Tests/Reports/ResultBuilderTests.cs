@@ -4,6 +4,7 @@ using Kobo.Sync.DeviceSimulator.Reports;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Reports;
 
+[Trait("Category", "Fast")]
 public sealed class ResultBuilderTests
 {
     private static readonly LoadStep[] TwoSteps = [new LoadStep { Rate = 10, DurationSeconds = 2 }, new LoadStep { Rate = 20, DurationSeconds = 2 }];

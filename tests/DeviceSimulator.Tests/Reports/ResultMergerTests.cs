@@ -5,6 +5,7 @@ using Kobo.Sync.DeviceSimulator.Reports;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Reports;
 
+[Trait("Category", "Fast")]
 public sealed class ResultMergerTests
 {
     private static readonly LoadProfile Profile = new()

@@ -5,6 +5,7 @@ using Kobo.Sync.DeviceSimulator.Reports;
 namespace Kobo.Sync.DeviceSimulator.Tests.Reports;
 
 /// <summary>Live pull's wake statistics in the gate, the reports and a merge of shards.</summary>
+[Trait("Category", "Fast")]
 public sealed class WakeGateTests
 {
     private static readonly ScenarioLoad Load = new() { Read = ReadKind.Live, Transport = Transport.Rest, Steps = [new LoadStep { Rate = 10, DurationSeconds = 2 }] };

@@ -3,6 +3,7 @@ using Kobo.Sync.DeviceSimulator.Scenarios;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scenarios;
 
+[Trait("Category", "Fast")]
 public sealed class UserWalkTests
 {
     [Theory]

@@ -4,6 +4,7 @@ using Kobo.Sync.Domain.Seeding;
 namespace Kobo.Sync.DeviceSimulator.Tests.Seeding;
 
 /// <summary>A seed's plan has the published shape relative to its users: highlights and ownerships per user.</summary>
+[Trait("Category", "Fast")]
 public sealed class SeedPlanTests
 {
     /// <summary>The published data set: 734.22 M ownerships and 497.03 M highlights for 69.38 M users.</summary>
@@ -32,6 +33,7 @@ public sealed class SeedPlanTests
 }
 
 /// <summary>The seed's progress line goes on saying what it does once the rows are written.</summary>
+[Trait("Category", "Fast")]
 public sealed class SeedProgressTests
 {
     [Fact]

@@ -12,6 +12,7 @@ namespace Kobo.Sync.SyncApi.Tests.Grpc;
 /// DEADLINE_EXCEEDED, not UNAVAILABLE (which it would retry). A full run once saw the Python client get
 /// UNAVAILABLE "did not answer within the request's time budget" for a deadline equal to the budget.
 /// </summary>
+[Trait("Category", "Fast")]
 public sealed class GrpcDeadlineStatusTests
 {
     private static readonly DateTime Deadline = new(2026, 11, 25, 12, 0, 0, DateTimeKind.Utc);

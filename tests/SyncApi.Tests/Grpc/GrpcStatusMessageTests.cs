@@ -1,6 +1,7 @@
 namespace Kobo.Sync.SyncApi.Tests.Grpc;
 
 /// <summary>The <c>grpc-message</c> of the answers written before a call reaches Grpc.AspNetCore (a refused token or admission).</summary>
+[Trait("Category", "Fast")]
 public sealed class GrpcStatusMessageTests
 {
     [Theory]

@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using System.Security.Claims;
 using Kobo.Sync.Domain.KoboProtocol;
 
@@ -16,7 +15,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// A hash the store did not know cannot become a link later (a link's secret is 32 random bytes,
 /// shown only after its row is committed), and a revoked link stays revoked.</item>
 /// </list>
-/// Each kind is bounded: when full it is emptied and refills from live traffic.
+/// Each kind is bounded (<see cref="ExpiringCache{TValue}"/>): when full it is emptied and refills from live traffic.
 /// </summary>
 internal sealed class KoboLinkCache : IRevokedKoboLinks
 {
@@ -25,72 +24,25 @@ internal sealed class KoboLinkCache : IRevokedKoboLinks
     public static readonly TimeSpan Lifetime = TimeSpan.FromMinutes(1);
     public static readonly TimeSpan RefusalLifetime = TimeSpan.FromMinutes(10);
 
-    private readonly ConcurrentDictionary<string, Entry> _entries = new(StringComparer.Ordinal);
-    private readonly ConcurrentDictionary<string, DateTimeOffset> _refused = new(StringComparer.Ordinal);
+    private readonly ExpiringCache<ClaimsPrincipal> _entries = new(Capacity);
+    private readonly ExpiringCache<bool> _refused = new(RefusalCapacity);
 
-    public bool TryGet(string hashHex, DateTimeOffset now, out ClaimsPrincipal principal)
-    {
-        if (_entries.TryGetValue(hashHex, out var entry))
-        {
-            if (entry.ValidTo > now)
-            {
-                principal = entry.Principal;
-                return true;
-            }
-
-            _entries.TryRemove(hashHex, out _);
-        }
-
-        principal = null!;
-        return false;
-    }
+    public bool TryGet(string hashHex, DateTimeOffset now, out ClaimsPrincipal principal) => _entries.TryGet(hashHex, now, out principal);
 
     /// <summary>Whether the store refused this hash lately (unknown or revoked).</summary>
-    public bool IsRefused(string hashHex, DateTimeOffset now)
-    {
-        if (!_refused.TryGetValue(hashHex, out var validTo))
-        {
-            return false;
-        }
+    public bool IsRefused(string hashHex, DateTimeOffset now) => _refused.Contains(hashHex, now);
 
-        if (validTo > now)
-        {
-            return true;
-        }
-
-        _refused.TryRemove(hashHex, out _);
-        return false;
-    }
-
-    public void Add(string hashHex, ClaimsPrincipal principal, DateTimeOffset now)
-    {
-        if (_entries.Count >= Capacity)
-        {
-            _entries.Clear();
-        }
-
-        _entries[hashHex] = new Entry(principal, now + Lifetime);
-    }
+    public void Add(string hashHex, ClaimsPrincipal principal, DateTimeOffset now) => _entries.Set(hashHex, principal, now + Lifetime);
 
     /// <summary>Remembers that the store has no live link for this hash.</summary>
-    public void AddRefused(string hashHex, DateTimeOffset now)
-    {
-        if (_refused.Count >= RefusalCapacity)
-        {
-            _refused.Clear();
-        }
-
-        _refused[hashHex] = now + RefusalLifetime;
-    }
+    public void AddRefused(string hashHex, DateTimeOffset now) => _refused.Set(hashHex, true, now + RefusalLifetime);
 
     /// <summary>A link was revoked: it is refused from now on.</summary>
     public void Revoke(string hashHex, DateTimeOffset now)
     {
         AddRefused(hashHex, now);
-        _entries.TryRemove(hashHex, out _);
+        _entries.Remove(hashHex);
     }
 
     void IRevokedKoboLinks.Revoke(byte[] secretHash, DateTimeOffset revokedAt) => Revoke(Convert.ToHexString(secretHash), revokedAt);
-
-    private sealed record Entry(ClaimsPrincipal Principal, DateTimeOffset ValidTo);
 }

@@ -286,38 +286,3 @@ public sealed class LivePull(
         }
     }
 }
-
-/// <summary>
-/// A live pull's answer: the page; when the wait could not be taken, when to come back
-/// (<paramref name="RetryAfter"/>); when a change notification woke the device, its signal (for the
-/// wake latency, recorded once the answer is written).
-/// </summary>
-public sealed record LiveAnswer(SyncChangePage Page, TimeSpan? RetryAfter, WakeSignal? Woken);
-
-/// <summary>A page of a watch, or a heartbeat (no changes, the last token).</summary>
-public sealed record LivePage(SyncChangePage Page, bool Heartbeat);
-
-/// <summary>
-/// A watch the instance would not keep: its waiter budget is full (the instance's, or the user's), live
-/// pull is off, or it is shutting down. gRPC ends the stream UNAVAILABLE (RESOURCE_EXHAUSTED for the
-/// user's budget) with <see cref="RetryAfter"/> as its pushback.
-/// </summary>
-public sealed class WaitRefusedException(WaitAdmission reason, TimeSpan retryAfter)
-    : Exception(reason switch
-    {
-        WaitAdmission.UserFull => "Too many devices of this user wait for changes on this instance; pull again after the pushback.",
-        WaitAdmission.Stopping => "The instance is shutting down; watch again from the last sync token.",
-        _ => "This instance takes no more devices waiting for changes; pull again after the pushback.",
-    })
-{
-    public WaitAdmission Reason { get; } = reason;
-
-    public TimeSpan RetryAfter { get; } = retryAfter;
-}
-
-/// <summary>
-/// A held live pull whose device token expired, or whose device was revoked, while it waited: REST
-/// answers 401, as it would the device's next request.
-/// </summary>
-public sealed class DeviceTokenLapsedException()
-    : Exception("The device's token has expired or the device was revoked while the pull waited; pull again with a valid token.");

@@ -6,20 +6,23 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Paging;
 
-/// <summary>Builds the cursor signer and the page budget from <see cref="PagingOptions"/> (checked at start by <see cref="PagingOptionsValidator"/>).</summary>
+/// <summary>Builds the signing key, the cursor signer and the page budget from <see cref="PagingOptions"/> (checked at start by <see cref="PagingOptionsValidator"/>).</summary>
 internal static class PageCursorsFactory
 {
-    public static PageCursors Create(IServiceProvider services)
+    public static PageCursors Create(IServiceProvider services) => new(services.GetRequiredService<CursorKey>().Bytes);
+
+    /// <summary>The signing key, from <c>Paging:CursorKey</c>; a random one, with a warning, when it is not set.</summary>
+    public static CursorKey CreateKey(IServiceProvider services)
     {
         var options = services.GetRequiredService<IOptions<PagingOptions>>().Value;
         if (string.IsNullOrEmpty(options.CursorKey))
         {
             services.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(PageCursorsFactory))
                 .LogWarning("Paging:CursorKey is not set: page cursors are signed with a random key and stop working when this process restarts");
-            return new PageCursors(RandomNumberGenerator.GetBytes(32));
+            return new CursorKey(RandomNumberGenerator.GetBytes(32));
         }
 
-        return new PageCursors(Encoding.UTF8.GetBytes(options.CursorKey));
+        return new CursorKey(Encoding.UTF8.GetBytes(options.CursorKey));
     }
 
     /// <summary>The byte budget of a page, from <c>Paging:MaxPageBytes</c>.</summary>

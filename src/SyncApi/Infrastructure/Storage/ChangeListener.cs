@@ -161,7 +161,7 @@ internal sealed partial class ChangeListener(
         var users = waiters.Users.ToArray();
         for (var i = 0; i < users.Length; i += CatchUpChunk)
         {
-            await using var command = new NpgsqlCommand(SyncQueries.ChangeSeqs, listener) { CommandTimeout = (int)ProbeTimeout.TotalSeconds * 2 };
+            await using var command = new NpgsqlCommand(ChangeSeqQueries.ChangeSeqs, listener) { CommandTimeout = (int)ProbeTimeout.TotalSeconds * 2 };
             command.Parameters.Add(new NpgsqlParameter<long[]> { TypedValue = users[i..Math.Min(users.Length, i + CatchUpChunk)] });
             await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))

@@ -89,7 +89,7 @@ internal sealed class DeviceRevocationRefresher(
         var newest = _since;
         // The reader, and its pooled connection, are given back before the links are read: holding one
         // connection while waiting for a second would stall every poll on a small or exhausted pool.
-        await using (var command = dataSource.CreateCommand(SyncQueries.RevokedDevices))
+        await using (var command = dataSource.CreateCommand(DeviceQueries.RevokedDevices))
         {
             command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = _since.ToUniversalTime() });
             await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);

@@ -27,7 +27,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         long lastSeq;
-        await using (var take = new NpgsqlCommand(SyncQueries.TakeChangeSeq, connection, transaction))
+        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction))
         {
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
@@ -83,7 +83,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
 
             if (notifyChanges)
             {
-                batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.Notify)
+                batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Notify)
                 {
                     Parameters =
                     {
@@ -151,17 +151,8 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
     /// The collection stream of a pull (<see cref="CollectionQueries.Changes"/>) after <paramref name="after"/>'s
     /// collection position: for the device pull and Kobo library sync alike.
     /// </summary>
-    internal static NpgsqlBatchCommand ChangesCommand(UserNo user, SyncPosition after, int limit, long maxBytes) => new(CollectionQueries.Changes)
-    {
-        Parameters =
-        {
-            new NpgsqlParameter<long> { TypedValue = user.Value },
-            new NpgsqlParameter<long> { TypedValue = after.CollectionSeq },
-            new NpgsqlParameter<Guid> { TypedValue = after.CollectionId },
-            new NpgsqlParameter<int> { TypedValue = limit },
-            new NpgsqlParameter<long> { TypedValue = maxBytes },
-        },
-    };
+    internal static NpgsqlBatchCommand ChangesCommand(UserNo user, SyncPosition after, int limit, long maxBytes) =>
+        ChangeFeedBatch.Page(CollectionQueries.Changes, user, after.CollectionSeq, after.CollectionId, limit, maxBytes);
 
     internal static Collection ReadView(NpgsqlDataReader reader, int first) => new(
         reader.GetGuid(first),

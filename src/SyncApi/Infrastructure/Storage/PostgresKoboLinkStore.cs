@@ -58,38 +58,8 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
     private static async Task TouchDeviceCoreAsync(
         NpgsqlDataSource dataSource, UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken)
     {
-        await using (var touch = dataSource.CreateCommand(KoboLinkQueries.TouchDevice))
-        {
-            touch.Parameters.Add(UserParameter(user));
-            touch.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
-            if (await touch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false) > 0)
-            {
-                return;
-            }
-        }
-
-        await using var batch = dataSource.CreateBatch();
-        AddEnsureDevice(batch, user, deviceId, bounds);
-        await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-    }
-
-    private static void AddEnsureDevice(NpgsqlBatch batch, UserNo user, string deviceId, DeviceBounds bounds)
-    {
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.LockUserDevices) { Parameters = { UserParameter(user) } });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.MakeRoomForDevice)
-        {
-            Parameters =
-            {
-                UserParameter(user),
-                new NpgsqlParameter<string> { TypedValue = deviceId },
-                new NpgsqlParameter<DateTimeOffset> { TypedValue = bounds.InForceSince.ToUniversalTime() },
-                new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices },
-            },
-        });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(KoboLinkQueries.EnsureDevice)
-        {
-            Parameters = { UserParameter(user), new NpgsqlParameter<string> { TypedValue = deviceId } },
-        });
+        await DeviceCommands.UpdateOrAddAsync(
+            dataSource, KoboLinkQueries.TouchDevice, KoboLinkQueries.EnsureDevice, user, deviceId, null, bounds, cancellationToken).ConfigureAwait(false);
     }
 
     private static async Task<KoboLinkCreation> CreateCoreAsync(
@@ -98,7 +68,7 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
     {
         // One batch, one implicit transaction, under the user's device lock as adding or revoking a device is.
         await using var batch = dataSource.CreateBatch();
-        AddEnsureDevice(batch, user, linkingDeviceId, bounds);
+        DeviceCommands.AddNew(batch, KoboLinkQueries.EnsureDevice, user, linkingDeviceId, bounds);
         batch.BatchCommands.Add(new NpgsqlBatchCommand(KoboLinkQueries.Create)
         {
             Parameters =

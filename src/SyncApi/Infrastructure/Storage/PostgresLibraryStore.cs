@@ -27,32 +27,14 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource) : ILibrary
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var batch = new NpgsqlBatch(connection);
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.CommittedSeq) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(LibraryQueries.Changes)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<long> { TypedValue = after.EntitlementSeq },
-                new NpgsqlParameter<long> { TypedValue = after.EntitlementBook },
-                new NpgsqlParameter<int> { TypedValue = limit },
-            },
-        });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(LibraryQueries.ReadingStateChanges)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<long> { TypedValue = after.ReadingSeq },
-                new NpgsqlParameter<long> { TypedValue = after.ReadingBook },
-                new NpgsqlParameter<int> { TypedValue = limit },
-            },
-        });
+        batch.BatchCommands.Add(ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user));
+        batch.BatchCommands.Add(ChangeFeedBatch.Page(LibraryQueries.Changes, user, after.EntitlementSeq, after.EntitlementBook, limit));
+        batch.BatchCommands.Add(ChangeFeedBatch.Page(LibraryQueries.ReadingStateChanges, user, after.ReadingSeq, after.ReadingBook, limit));
         // Cut as the native pull cuts them: a tag measures more than a native collection change
         // (LibrarySync.TagOverheadBytes >= PageBudget.ItemOverheadBytes, TagItemBytes >= BytesPerBook),
         // so the page never needs a collection left out, and large ones past the budget are never read.
         batch.BatchCommands.Add(PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes));
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } });
+        batch.BatchCommands.Add(ChangeFeedBatch.OfUser(CollectionQueries.PurgeHorizon, user));
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
@@ -60,16 +42,13 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource) : ILibrary
         }
 
         var committed = reader.GetInt64(0);
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var books = new List<(long, LibraryBook)>(limit);
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            books.Add((reader.GetInt64(0), Read(reader, 1)));
-        }
+        var books = await ChangeFeedBatch.ReadPageAsync(reader, r => Read(r, 1), cancellationToken).ConfigureAwait(false);
+        var states = await ChangeFeedBatch.ReadPageAsync(reader, ReadState, cancellationToken).ConfigureAwait(false);
+        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
+        var purgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
+        return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = purgedCollectionSeq };
 
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var states = new List<(long, LibraryReadingState)>();
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        static LibraryReadingState ReadState(NpgsqlDataReader reader)
         {
             var book = new BookNo(reader.GetInt64(1));
             var state = PostgresReadingStateStore.ReadState(reader, 3, book) ?? ReadingState.Empty(book);
@@ -77,19 +56,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource) : ILibrary
             // A state outlives nothing it belongs to in practice; should its book row be gone, the state
             // is dated from its own first write rather than not sent.
             var acquired = reader.IsDBNull(2) ? state.ModifiedAt ?? DateTimeOffset.UnixEpoch : reader.GetFieldValue<DateTimeOffset>(2);
-            states.Add((reader.GetInt64(0), new LibraryReadingState(state, acquired)));
+            return new LibraryReadingState(state, acquired);
         }
-
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var collections = new List<(long, Domain.Collections.Collection)>();
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            collections.Add((reader.GetInt64(0), PostgresCollectionStore.ReadView(reader, 1)));
-        }
-
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = reader.GetInt64(0) };
     }
 
     private static async Task<LibraryBook?> ReadBookCoreAsync(NpgsqlDataSource dataSource, UserNo user, BookNo book, CancellationToken cancellationToken)

@@ -27,7 +27,7 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, bool 
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         long seq;
-        await using (var take = new NpgsqlCommand(SyncQueries.TakeChangeSeq, connection, transaction))
+        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction))
         {
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = 1 });
@@ -68,7 +68,7 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, bool 
             await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
             if (notifyChanges)
             {
-                batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.Notify)
+                batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Notify)
                 {
                     Parameters =
                     {

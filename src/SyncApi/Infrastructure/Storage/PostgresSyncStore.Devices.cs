@@ -8,55 +8,19 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
 /// A user's devices: recorded at each pull, listed, revoked. A device is added only by its own first
-/// pull, and adding one or revoking one runs under the user's device lock (<see cref="SyncQueries.LockUserDevices"/>),
+/// pull, and adding one or revoking one runs under the user's device lock (<see cref="DeviceQueries.LockUserDevices"/>),
 /// so the user's device count and revocations in force cannot race past their bounds. Each is one
 /// batch, which PostgreSQL runs as one implicit transaction: the lock lasts as long as the batch.
 /// </summary>
 public sealed partial class PostgresSyncStore
 {
-    public async Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken)
-    {
-        await using (var update = dataSource.CreateCommand(SyncQueries.RecordPull))
-        {
-            update.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-            update.Parameters.Add(new NpgsqlParameter<string> { TypedValue = deviceId });
-            update.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ackedSeq });
-            if (await update.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false) > 0)
-            {
-                return;
-            }
-        }
-
-        // A device new to the user: one batch that locks, makes room and adds it. Each statement after
-        // the lock sees what the lock's previous holder committed.
-        await using var batch = dataSource.CreateBatch();
-        batch.BatchCommands.Add(LockUserDevices(user));
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.MakeRoomForDevice)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<string> { TypedValue = deviceId },
-                new NpgsqlParameter<DateTimeOffset> { TypedValue = bounds.InForceSince.ToUniversalTime() },
-                new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices },
-            },
-        });
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.AddDevice)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<string> { TypedValue = deviceId },
-                new NpgsqlParameter<long> { TypedValue = ackedSeq },
-            },
-        });
-        await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-    }
+    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken) =>
+        DeviceCommands.UpdateOrAddAsync(dataSource, DeviceQueries.RecordPull, DeviceQueries.AddDevice, user, deviceId, ackedSeq, bounds, cancellationToken);
 
     public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        await using var command = dataSource.CreateCommand(SyncQueries.ListDevices);
+        await using var command = dataSource.CreateCommand(DeviceQueries.ListDevices);
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
         command.Parameters.Add(new NpgsqlParameter { NpgsqlDbType = NpgsqlDbType.Text, Value = (object?)after?.DeviceId ?? DBNull.Value });
         command.Parameters.Add(new NpgsqlParameter
@@ -95,26 +59,11 @@ public sealed partial class PostgresSyncStore
     {
         // One batch, one implicit transaction: the lock is held for the batch alone.
         await using var batch = dataSource.CreateBatch();
-        batch.BatchCommands.Add(LockUserDevices(user));
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.RevokeDevice)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<string> { TypedValue = deviceId },
-                new NpgsqlParameter<DateTimeOffset> { TypedValue = bounds.InForceSince.ToUniversalTime() },
-                new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked },
-            },
-        });
+        batch.BatchCommands.Add(DeviceCommands.Lock(user));
+        batch.BatchCommands.Add(DeviceCommands.OfDevice(
+            DeviceQueries.RevokeDevice, user, deviceId, DeviceCommands.InForceSince(bounds), new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked }));
         // The device's Kobo links are revoked with it, for good: the device's revocation lapses, theirs does not.
-        batch.BatchCommands.Add(new NpgsqlBatchCommand(KoboLinkQueries.RevokeWithDevice)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<string> { TypedValue = deviceId },
-            },
-        });
+        batch.BatchCommands.Add(DeviceCommands.OfDevice(KoboLinkQueries.RevokeWithDevice, user, deviceId));
         await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
@@ -127,7 +76,4 @@ public sealed partial class PostgresSyncStore
             _ => new Revocation(RevocationOutcome.UnknownDevice),
         };
     }
-
-    private static NpgsqlBatchCommand LockUserDevices(UserNo user) =>
-        new(SyncQueries.LockUserDevices) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } };
 }

@@ -9,11 +9,11 @@ using NpgsqlTypes;
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Device sync on PostgreSQL (statements in <see cref="SyncQueries"/>): a push is one transaction
+/// Device sync on PostgreSQL (statements in <see cref="HighlightSyncQueries"/> and the other <c>Sql/*Queries</c>): a push is one transaction
 /// that takes the user's change sequence (reading the user's highlight holdings with it), locks and loads
 /// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of seven statements (the reading states'
 /// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
-/// wrote changes also sends live pull's notification (<see cref="SyncQueries.Notify"/>), in the same round
+/// wrote changes also sends live pull's notification (<see cref="ChangeSeqQueries.Notify"/>), in the same round
 /// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
 /// devices are in <c>PostgresSyncStore.Devices.cs</c>.
 /// </summary>
@@ -29,7 +29,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         long? lastSeq = null;
         var holdings = default(HighlightHoldings);
-        await using (var take = new NpgsqlCommand(SyncQueries.TakeChangeSeqForHighlights, connection, transaction))
+        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeqForHighlights, connection, transaction))
         {
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
             take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
@@ -49,12 +49,12 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         var stored = new Dictionary<HighlightId, HighlightState>(ids.Count);
         if (ids.Count > 0)
         {
-            await using var load = new NpgsqlCommand(SyncQueries.LoadForWrite, connection, transaction);
+            await using var load = new NpgsqlCommand(HighlightSyncQueries.LoadForWrite, connection, transaction);
             load.Parameters.Add(new NpgsqlParameter<string[]> { TypedValue = ids.Select(id => id.ToString()).ToArray() });
             await using var reader = await load.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                var state = ReadState(reader);
+                var state = ReadState(reader, 0, withFieldTimes: true);
                 stored[state.Id] = state;
             }
         }
@@ -80,50 +80,13 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         {
             BatchCommands =
             {
-                new NpgsqlBatchCommand(SyncQueries.CommittedSeq)
-                {
-                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
-                },
-                new NpgsqlBatchCommand(SyncQueries.HighlightChanges)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<long> { TypedValue = after.HighlightSeq },
-                        new NpgsqlParameter<string> { TypedValue = after.HighlightId },
-                        new NpgsqlParameter<int> { TypedValue = limit },
-                        new NpgsqlParameter<long> { TypedValue = maxBytes },
-                    },
-                },
-                new NpgsqlBatchCommand(SyncQueries.EntitlementChanges)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<long> { TypedValue = after.EntitlementSeq },
-                        new NpgsqlParameter<long> { TypedValue = after.EntitlementBook },
-                        new NpgsqlParameter<int> { TypedValue = limit },
-                    },
-                },
-                new NpgsqlBatchCommand(ReadingStateQueries.Changes)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<long> { TypedValue = after.ReadingSeq },
-                        new NpgsqlParameter<long> { TypedValue = after.ReadingBook },
-                        new NpgsqlParameter<int> { TypedValue = limit },
-                    },
-                },
+                ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user),
+                ChangeFeedBatch.Page(HighlightSyncQueries.HighlightChanges, user, after.HighlightSeq, after.HighlightId, limit, maxBytes),
+                ChangeFeedBatch.Page(OwnershipQueries.EntitlementChanges, user, after.EntitlementSeq, after.EntitlementBook, limit),
+                ChangeFeedBatch.Page(ReadingStateQueries.Changes, user, after.ReadingSeq, after.ReadingBook, limit),
                 PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes),
-                new NpgsqlBatchCommand(SyncQueries.PurgeHorizon)
-                {
-                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
-                },
-                new NpgsqlBatchCommand(CollectionQueries.PurgeHorizon)
-                {
-                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
-                },
+                ChangeFeedBatch.OfUser(HighlightSyncQueries.PurgeHorizon, user),
+                ChangeFeedBatch.OfUser(CollectionQueries.PurgeHorizon, user),
             },
         };
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
@@ -133,61 +96,26 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         }
 
         var committedSeq = reader.GetInt64(0);
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var highlights = new List<(long, HighlightState)>();
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            var modifiedAt = reader.GetFieldValue<DateTimeOffset>(8);
-            highlights.Add((reader.GetInt64(0), new HighlightState(
-                ParseId(reader.GetString(1)),
-                NullableString(reader, 2),
-                reader.IsDBNull(3) ? null : reader.GetInt32(3),
-                reader.IsDBNull(4) ? null : reader.GetInt32(4),
-                NullableString(reader, 5),
-                NullableString(reader, 6),
-                reader.GetFieldValue<DateTimeOffset>(7),
-                modifiedAt,
-                reader.GetInt64(9),
-                reader.GetBoolean(10),
-                FieldTimes.All(modifiedAt),
-                NullableString(reader, 11))));
-        }
-
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var entitlements = new List<(long, EntitlementState)>();
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            entitlements.Add((reader.GetInt64(0), new EntitlementState(
-                reader.GetInt64(1), reader.GetString(2), NullableString(reader, 3), reader.GetBoolean(4),
-                reader.GetFieldValue<DateTimeOffset>(5))));
-        }
-
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var readingStates = new List<(long, ReadingState)>();
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            var book = new BookNo(reader.GetInt64(1));
-            readingStates.Add((reader.GetInt64(0), PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book)));
-        }
-
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        var collections = new List<(long, Collection)>();
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            collections.Add((reader.GetInt64(0), PostgresCollectionStore.ReadView(reader, 1)));
-        }
-
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        var purgedHighlightSeq = reader.GetInt64(0);
-        await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
-        await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
+        var highlights = await ChangeFeedBatch.ReadPageAsync(reader, r => ReadState(r, 1, withFieldTimes: false), cancellationToken).ConfigureAwait(false);
+        var entitlements = await ChangeFeedBatch.ReadPageAsync(
+            reader,
+            r => new EntitlementState(r.GetInt64(1), r.GetString(2), NullableString(r, 3), r.GetBoolean(4), r.GetFieldValue<DateTimeOffset>(5)),
+            cancellationToken).ConfigureAwait(false);
+        var readingStates = await ChangeFeedBatch.ReadPageAsync(reader, ReadReadingState, cancellationToken).ConfigureAwait(false);
+        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
+        var purgedHighlightSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
         return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
         {
             ReadingStates = readingStates,
             Collections = collections,
-            PurgedCollectionSeq = reader.GetInt64(0),
+            PurgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false),
         };
+
+        static ReadingState ReadReadingState(NpgsqlDataReader reader)
+        {
+            var book = new BookNo(reader.GetInt64(1));
+            return PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book);
+        }
     }
 
     public async Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken)
@@ -200,7 +128,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             return false;
         }
 
-        await using var command = new NpgsqlCommand(owned ? SyncQueries.Grant : SyncQueries.Remove, connection, transaction)
+        await using var command = new NpgsqlCommand(owned ? OwnershipQueries.Grant : OwnershipQueries.Remove, connection, transaction)
         {
             Parameters =
             {
@@ -223,7 +151,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
     private static async Task<long?> TakeChangeSeqAsync(
         NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, int count, CancellationToken cancellationToken)
     {
-        await using var command = new NpgsqlCommand(SyncQueries.TakeChangeSeq, connection, transaction)
+        await using var command = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction)
         {
             Parameters =
             {
@@ -245,7 +173,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             seq[i] = firstSeq + 1 + i;
         }
 
-        var store = new NpgsqlBatchCommand(SyncQueries.Store)
+        var store = new NpgsqlBatchCommand(HighlightSyncQueries.Store)
         {
             Parameters =
             {
@@ -272,7 +200,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
         if (change != default)
         {
-            batch.BatchCommands.Add(new NpgsqlBatchCommand(SyncQueries.ChangeHoldings)
+            batch.BatchCommands.Add(new NpgsqlBatchCommand(HighlightSyncQueries.ChangeHoldings)
             {
                 Parameters =
                 {
@@ -291,7 +219,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private static NpgsqlBatchCommand NotifyCommand(UserNo user, long seq) => new(SyncQueries.Notify)
+    private static NpgsqlBatchCommand NotifyCommand(UserNo user, long seq) => new(ChangeSeqQueries.Notify)
     {
         Parameters =
         {
@@ -303,23 +231,35 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
     private static NpgsqlParameter Array(NpgsqlDbType elementType, object values) =>
         new() { NpgsqlDbType = NpgsqlDbType.Array | elementType, Value = values };
 
-    private static HighlightState ReadState(NpgsqlDataReader reader) => new(
-        ParseId(reader.GetString(0)),
-        NullableString(reader, 1),
-        reader.IsDBNull(2) ? null : reader.GetInt32(2),
-        reader.IsDBNull(3) ? null : reader.GetInt32(3),
-        NullableString(reader, 4),
-        NullableString(reader, 5),
-        reader.GetFieldValue<DateTimeOffset>(6),
-        reader.GetFieldValue<DateTimeOffset>(7),
-        reader.GetInt64(8),
-        reader.GetBoolean(9),
-        new FieldTimes(
-            reader.GetFieldValue<DateTimeOffset>(10),
-            reader.GetFieldValue<DateTimeOffset>(11),
-            reader.GetFieldValue<DateTimeOffset>(12),
-            reader.GetFieldValue<DateTimeOffset>(13)),
-        NullableString(reader, 14));
+    /// <summary>
+    /// A highlight from columns id, text, start, length, color, note, created_at, modified_at, version,
+    /// deleted from <paramref name="first"/> on, then, <paramref name="withFieldTimes"/>, the four edit
+    /// times (text, range, color, note; else modified_at stands for each), then location.
+    /// </summary>
+    private static HighlightState ReadState(NpgsqlDataReader reader, int first, bool withFieldTimes)
+    {
+        var modifiedAt = reader.GetFieldValue<DateTimeOffset>(first + 7);
+        var times = withFieldTimes
+            ? new FieldTimes(
+                reader.GetFieldValue<DateTimeOffset>(first + 10),
+                reader.GetFieldValue<DateTimeOffset>(first + 11),
+                reader.GetFieldValue<DateTimeOffset>(first + 12),
+                reader.GetFieldValue<DateTimeOffset>(first + 13))
+            : FieldTimes.All(modifiedAt);
+        return new(
+            ParseId(reader.GetString(first)),
+            NullableString(reader, first + 1),
+            reader.IsDBNull(first + 2) ? null : reader.GetInt32(first + 2),
+            reader.IsDBNull(first + 3) ? null : reader.GetInt32(first + 3),
+            NullableString(reader, first + 4),
+            NullableString(reader, first + 5),
+            reader.GetFieldValue<DateTimeOffset>(first + 6),
+            modifiedAt,
+            reader.GetInt64(first + 8),
+            reader.GetBoolean(first + 9),
+            times,
+            NullableString(reader, first + (withFieldTimes ? 14 : 10)));
+    }
 
     private static string? NullableString(NpgsqlDataReader reader, int ordinal) =>
         reader.IsDBNull(ordinal) ? null : reader.GetString(ordinal);

@@ -11,6 +11,6 @@ public sealed class TombstonePurge(NpgsqlDataSource dataSource)
 {
     /// <summary>Deletes expired tombstones (highlights, then collections) batch by batch until a batch comes back short; returns how many.</summary>
     public async Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
-        await PurgeBatches.RunAsync(dataSource, SyncQueries.PurgeTombstones, cutoff, batchSize, cancellationToken).ConfigureAwait(false)
-        + await PurgeBatches.RunAsync(dataSource, CollectionQueries.PurgeTombstones, cutoff, batchSize, cancellationToken).ConfigureAwait(false);
+        await PurgeBatches.RunAsync(dataSource, TombstoneQueries.PurgeHighlights, cutoff, batchSize, cancellationToken).ConfigureAwait(false)
+        + await PurgeBatches.RunAsync(dataSource, TombstoneQueries.PurgeCollections, cutoff, batchSize, cancellationToken).ConfigureAwait(false);
 }

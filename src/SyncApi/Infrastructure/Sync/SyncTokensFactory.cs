@@ -1,5 +1,3 @@
-using System.Security.Cryptography;
-using System.Text;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
@@ -8,7 +6,7 @@ using Microsoft.Extensions.Options;
 namespace Kobo.Sync.SyncApi.Infrastructure.Sync;
 
 /// <summary>
-/// Sync tokens are signed with the page cursor key (<c>Paging:CursorKey</c>, checked at start): one
+/// Sync tokens are signed with the page cursor key (<see cref="CursorKey"/>, <c>Paging:CursorKey</c>, checked at start): one
 /// secret to manage; the tags are domain-separated, so a cursor never passes as a token.
 /// </summary>
 internal static class SyncTokensFactory
@@ -18,11 +16,7 @@ internal static class SyncTokensFactory
     /// <summary>The device list's cursors, signed with the same key in a domain of their own.</summary>
     public static DeviceCursors CreateDeviceCursors(IServiceProvider services) => new(Key(services));
 
-    private static byte[] Key(IServiceProvider services)
-    {
-        var key = services.GetRequiredService<IOptions<PagingOptions>>().Value.CursorKey;
-        return string.IsNullOrEmpty(key) ? RandomNumberGenerator.GetBytes(32) : Encoding.UTF8.GetBytes(key);
-    }
+    private static byte[] Key(IServiceProvider services) => services.GetRequiredService<CursorKey>().Bytes;
 
     /// <summary>The sync rules from <c>Sync</c> (highlight quota included); a revocation lasts as long as <c>Auth</c> lets a token live.</summary>
     public static SyncSettings Settings(IServiceProvider services)

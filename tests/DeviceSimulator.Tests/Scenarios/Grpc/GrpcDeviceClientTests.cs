@@ -3,6 +3,7 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scenarios.Grpc;
 
+[Trait("Category", "Fast")]
 public sealed class GrpcDeviceClientTests
 {
     [Theory]

@@ -4,6 +4,7 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Live;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scenarios.Live;
 
+[Trait("Category", "Fast")]
 public sealed class DeliveryLedgerTests
 {
     private static readonly long T0 = Stopwatch.GetTimestamp();

@@ -8,6 +8,7 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Auth;
 
+[Trait("Category", "Fast")]
 public sealed class DeviceTokenOptionsTests
 {
     /// <summary>The options as <c>AddDeviceAuth</c> registers them (validated on start), read from the built container.</summary>

@@ -2,6 +2,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Hosting;
 
+[Trait("Category", "Fast")]
 public sealed class ListenAddressTests
 {
     [Theory]

@@ -6,6 +6,7 @@ using Serilog.Parsing;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Logging;
 
+[Trait("Category", "Fast")]
 public sealed class BufferedStdoutSinkTests
 {
     [Fact]

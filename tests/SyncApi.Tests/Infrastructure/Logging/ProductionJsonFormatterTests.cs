@@ -9,6 +9,7 @@ using Serilog.Parsing;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Logging;
 
+[Trait("Category", "Fast")]
 public sealed class ProductionJsonFormatterTests
 {
     public static TheoryData<string> Events => ["request line", "quotes and controls", "structures", "exception", "no properties"];

@@ -2,6 +2,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Resilience;
 
+[Trait("Category", "Fast")]
 public sealed class RetryAdviceTests
 {
     [Fact]

@@ -70,7 +70,7 @@ public sealed class PostgresSyncStoreTests(DemoDatabase db) : IClassFixture<Demo
             lastId = (string)(await command.ExecuteScalarAsync(TestTimeout.Token))!;
         }
 
-        await using var explain = db.DataSource.CreateCommand("EXPLAIN (FORMAT TEXT) " + SyncQueries.HighlightChanges);
+        await using var explain = db.DataSource.CreateCommand("EXPLAIN (FORMAT TEXT) " + HighlightSyncQueries.HighlightChanges);
         explain.Parameters.Add(new NpgsqlParameter<long> { TypedValue = db.HeavyUser.Value });
         explain.Parameters.Add(new NpgsqlParameter<long> { TypedValue = deep });
         explain.Parameters.Add(new NpgsqlParameter<string> { TypedValue = lastId });

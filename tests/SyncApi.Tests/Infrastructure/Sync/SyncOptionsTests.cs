@@ -7,6 +7,7 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Sync;
 
+[Trait("Category", "Fast")]
 public sealed class SyncOptionsTests
 {
     /// <summary>

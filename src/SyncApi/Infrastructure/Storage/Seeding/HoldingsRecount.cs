@@ -12,7 +12,7 @@ public static class HoldingsRecount
 {
     public static async Task RunAsync(NpgsqlConnection connection, NpgsqlTransaction? transaction, CancellationToken cancellationToken)
     {
-        await using var command = new NpgsqlCommand(SyncQueries.RecountHoldings, connection, transaction) { CommandTimeout = 0 };
+        await using var command = new NpgsqlCommand(HighlightSyncQueries.RecountHoldings, connection, transaction) { CommandTimeout = 0 };
         await command.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
 }

@@ -5,7 +5,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
 /// <summary>
 /// The statements of collections (Migrations/0009_collections.sql). A write starts with
-/// <see cref="SyncQueries.TakeChangeSeq"/>, as every write of a user's sync data does: the user's row lock
+/// <see cref="ChangeSeqQueries.TakeChangeSeq"/>, as every write of a user's sync data does: the user's row lock
 /// it holds to commit serialises the user's collection writes, so what the write reads after it cannot
 /// change before it commits (no row locks of their own needed).
 /// </summary>
@@ -67,7 +67,7 @@ internal static class CollectionQueries
 
     /// <summary>
     /// $1 user_no, $2 seq, $3 collection_id (the position, exclusive), $4 limit, $5 the page's byte budget:
-    /// the delta pull's fourth stream, a keyset scan of collections_changes. As <see cref="SyncQueries.HighlightChanges"/>
+    /// the delta pull's fourth stream, a keyset scan of collections_changes. As <see cref="HighlightSyncQueries.HighlightChanges"/>
     /// cuts highlights, of those rows only the first two and then each whose predecessors measure at most
     /// $5 together keep going, each measured as <c>CollectionSync.SizeOf</c> measures a collection at most
     /// (<see cref="PageBudget.ItemOverheadBytes"/>, the UTF-8 name, <see cref="CollectionSync.BytesPerBook"/>
@@ -119,30 +119,6 @@ internal static class CollectionQueries
 
     /// <summary>$1 user_no. Read after the change pages, as the highlights' horizon: the purged collection tombstones' highest seq (0 when none).</summary>
     public const string PurgeHorizon = "SELECT coalesce((SELECT collections_seq FROM sync_purge_horizons WHERE user_no = $1), 0)";
-
-    /// <summary>
-    /// $1 cutoff (tombstones last written before it expire), $2 batch size. Deletes one batch of expired
-    /// collection tombstones (their membership registers with them), oldest first, skipping rows a push
-    /// holds locked, and raises each affected user's collections purge horizon. Returns the number deleted.
-    /// </summary>
-    public const string PurgeTombstones = """
-        WITH expired AS (
-            SELECT user_no, collection_id FROM collections
-            WHERE deleted AND updated_at < $1
-            ORDER BY updated_at
-            LIMIT $2
-            FOR UPDATE SKIP LOCKED
-        ), purged AS (
-            DELETE FROM collections c USING expired e
-            WHERE c.user_no = e.user_no AND c.collection_id = e.collection_id
-            RETURNING c.user_no, c.seq
-        ), horizons AS (
-            INSERT INTO sync_purge_horizons AS p (user_no, collections_seq)
-            SELECT user_no, max(seq) FROM purged GROUP BY user_no
-            ON CONFLICT (user_no) DO UPDATE SET collections_seq = greatest(p.collections_seq, EXCLUDED.collections_seq)
-        )
-        SELECT count(*)::int FROM purged
-        """;
 
     /// <summary>$1 user_no, $2 name. The live collection of that name, the first by id.</summary>
     public const string FindLiveByName = """

@@ -26,8 +26,8 @@ internal static class KoboLinkQueries
 
     /// <summary>
     /// $1 user_no, $2 device_id. Makes the device known (as its first pull would) so that revoking it
-    /// finds it; a device already known is left as it is. Runs after <see cref="SyncQueries.LockUserDevices"/>
-    /// and <see cref="SyncQueries.MakeRoomForDevice"/>, as adding a device does.
+    /// finds it; a device already known is left as it is. Runs after <see cref="DeviceQueries.LockUserDevices"/>
+    /// and <see cref="DeviceQueries.MakeRoomForDevice"/>, as adding a device does.
     /// </summary>
     public const string EnsureDevice = """
         INSERT INTO devices (user_no, device_id)
@@ -133,7 +133,7 @@ internal static class KoboLinkQueries
         """;
 
     /// <summary>
-    /// $1 user_no, $2 device_id. Runs in the device revocation's batch, after <see cref="SyncQueries.RevokeDevice"/>:
+    /// $1 user_no, $2 device_id. Runs in the device revocation's batch, after <see cref="DeviceQueries.RevokeDevice"/>:
     /// every link of the device created up to its revocation is revoked for good.
     /// </summary>
     public const string RevokeWithDevice = """

@@ -20,25 +20,34 @@ internal static class LibraryQueries
         """;
 
     /// <summary>
-    /// $1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. A keyset range of the
-    /// (user_no, seq, book_no) index, each row joined to its book, to the user's reading state of it
-    /// by key (a device lists the book and where the reader is from one item) and to the book's file.
-    /// Columns: seq, book_no, title, author, language, removed, acquired_at, modified_at, then
-    /// <see cref="ReadingStateQueries.StateColumns"/> (all null for a book never opened), then the
-    /// book's file (<see cref="PreferredFile"/>).
+    /// A book of the library and where the reader is in it: the ownership row joined to its book, to the
+    /// user's reading state of it by key (a device lists the book and where the reader is from one item)
+    /// and to the book's file. Columns: book_no, title, author, language, removed, acquired_at,
+    /// modified_at, then <see cref="ReadingStateQueries.StateColumns"/> (all null for a book never opened),
+    /// then the book's file (<see cref="PreferredFile"/>).
     /// </summary>
-    public const string Changes = $"""
-        SELECT ub.seq, ub.book_no, coalesce(b.title, ''), b.author, b.language, ub.removed_at IS NOT NULL,
+    private const string BookColumns = """
+        ub.book_no, coalesce(b.title, ''), b.author, b.language, ub.removed_at IS NOT NULL,
                ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at),
                rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at,
                f.format, f.size
-        FROM users_books ub
-        LEFT JOIN books b ON b.book_no = ub.book_no
+        """;
+
+    /// <summary>The rows and joins <see cref="BookColumns"/> reads.</summary>
+    private const string BookSource = $"""
+        {OwnershipQueries.OwnedBooks}
         LEFT JOIN reading_states rs ON rs.user_no = ub.user_no AND rs.book_no = ub.book_no
         {PreferredFile}
-        WHERE ub.user_no = $1 AND (ub.seq, ub.book_no) > ($2, $3)
-        ORDER BY ub.seq, ub.book_no
-        LIMIT $4
+        """;
+
+    /// <summary>
+    /// $1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. A keyset range of the user's
+    /// ownership changes (<see cref="OwnershipQueries.ChangesAfter"/>). Columns: seq, then <see cref="BookColumns"/>.
+    /// </summary>
+    public const string Changes = $"""
+        SELECT ub.seq, {BookColumns}
+        {BookSource}
+        {OwnershipQueries.ChangesAfter}
         """;
 
     /// <summary>
@@ -56,16 +65,10 @@ internal static class LibraryQueries
         LIMIT $4
         """;
 
-    /// <summary>$1 user_no, $2 book_no. Columns as <see cref="Changes"/> without seq; no row when the user never had the book.</summary>
+    /// <summary>$1 user_no, $2 book_no. Columns: <see cref="BookColumns"/>; no row when the user never had the book.</summary>
     public const string Book = $"""
-        SELECT ub.book_no, coalesce(b.title, ''), b.author, b.language, ub.removed_at IS NOT NULL,
-               ub.acquired_at, coalesce(ub.modified_at, ub.acquired_at),
-               rs.percent, rs.location, rs.position_at, rs.status, rs.status_at, rs.time_spent_minutes, rs.statistics_at,
-               f.format, f.size
-        FROM users_books ub
-        LEFT JOIN books b ON b.book_no = ub.book_no
-        LEFT JOIN reading_states rs ON rs.user_no = ub.user_no AND rs.book_no = ub.book_no
-        {PreferredFile}
+        SELECT {BookColumns}
+        {BookSource}
         WHERE ub.user_no = $1 AND ub.book_no = $2
         """;
 }

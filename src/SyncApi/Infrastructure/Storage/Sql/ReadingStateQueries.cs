@@ -2,7 +2,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
 /// <summary>
 /// The statements of reading states (Migrations/0004_reading_states.sql). A write starts with
-/// <see cref="SyncQueries.TakeChangeSeq"/>, as every write of a user's sync data does: the user's row lock
+/// <see cref="ChangeSeqQueries.TakeChangeSeq"/>, as every write of a user's sync data does: the user's row lock
 /// it holds to commit serialises the user's reading state writes and ownership changes, so the state
 /// and ownership read after it cannot change before the write commits (no row lock of their own needed).
 /// </summary>

@@ -3,9 +3,10 @@ using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Tests.Live;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Live;
 
 /// <summary>The registry of waiting devices on its own: budgets, who a notification wakes, and how often.</summary>
+[Trait("Category", "Fast")]
 public sealed class ChangeWaitersTests
 {
     private static readonly UserNo Ada = new(1);

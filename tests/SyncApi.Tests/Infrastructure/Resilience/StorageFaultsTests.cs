@@ -2,9 +2,10 @@ using System.Net.Sockets;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Npgsql;
 
-namespace Kobo.Sync.SyncApi.Tests.Resilience;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Resilience;
 
 /// <summary>What a multi-host connection string throws while a cluster has no primary counts as transient: the service answers 503, not 500.</summary>
+[Trait("Category", "Fast")]
 public sealed class StorageFaultsTests
 {
     [Fact]

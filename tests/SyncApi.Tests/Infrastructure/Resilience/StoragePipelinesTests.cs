@@ -3,9 +3,10 @@ using Microsoft.Extensions.Options;
 using Npgsql;
 using Polly.CircuitBreaker;
 
-namespace Kobo.Sync.SyncApi.Tests.Resilience;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Resilience;
 
 /// <summary>What each storage pipeline retries, when it gives up, and when the circuit cuts calls off.</summary>
+[Trait("Category", "Fast")]
 public sealed class StoragePipelinesTests
 {
     private static readonly NpgsqlException ConnectionLost = new("Exception while reading from stream", new IOException("connection reset"));

@@ -3,8 +3,9 @@ using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.AspNetCore.Routing.Patterns;
 
-namespace Kobo.Sync.SyncApi.Tests.Telemetry;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Telemetry;
 
+[Trait("Category", "Fast")]
 public sealed class RequestLabelsTests
 {
     [Theory]

@@ -2,9 +2,10 @@ using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Microsoft.AspNetCore.Http;
 
-namespace Kobo.Sync.SyncApi.Tests.Live;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Live;
 
 /// <summary>Which requests admission control and telemetry treat as live pulls, and the <c>wait</c> parameter's rules.</summary>
+[Trait("Category", "Fast")]
 public sealed class LiveRequestsTests
 {
     private static HttpContext Request(string method, string path, string query = "")

@@ -4,12 +4,13 @@ using Microsoft.Extensions.Options;
 using Npgsql;
 using Polly.CircuitBreaker;
 
-namespace Kobo.Sync.SyncApi.Tests.Resilience;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Resilience;
 
 /// <summary>
 /// With a read source of its own (the standbys), a primary that is gone (a failover) opens the
 /// primary's circuit only: the lag-tolerant reads keep going to the standbys. With one source, one circuit.
 /// </summary>
+[Trait("Category", "Fast")]
 public sealed class ReadCircuitTests
 {
     [Fact]

@@ -5,12 +5,13 @@ using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Tests.Live;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Live;
 
 /// <summary>
 /// Waits remembered so that an idle device's next wait needs no pull: when one may resume, and every
 /// event that must make the device pull instead.
 /// </summary>
+[Trait("Category", "Fast")]
 public sealed class QuietWaitsTests : IDisposable
 {
     private static readonly DeviceCaller Reader = new(new UserNo(1), "reader");

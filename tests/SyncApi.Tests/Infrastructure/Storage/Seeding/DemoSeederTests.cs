@@ -1,7 +1,7 @@
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
 using Kobo.Sync.SyncApi.Tests.Support;
 
-namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Seeding;
 
 public sealed class DemoSeederTests(DemoDatabase db) : IClassFixture<DemoDatabase>
 {

@@ -1,7 +1,8 @@
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 
-namespace Kobo.Sync.SyncApi.Tests.KoboProtocol;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.KoboProtocol;
 
+[Trait("Category", "Fast")]
 public sealed class KoboOptionsTests
 {
     [Theory]

@@ -3,7 +3,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 
-namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Embedded;
 
 public sealed class EmbeddedPostgresTests : IDisposable
 {

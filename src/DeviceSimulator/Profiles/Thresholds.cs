@@ -1,0 +1,23 @@
+namespace Kobo.Sync.DeviceSimulator.Profiles;
+
+/// <summary>
+/// The SLA of a run: every service scenario's p99 under <see cref="P99Ms"/>, failed syncs under
+/// <see cref="FailedSyncPercent"/>; live pull's wake latency p99 at most <see cref="WakeP99Ms"/>.
+/// </summary>
+public sealed record Thresholds
+{
+    public double P99Ms { get; init; } = 200;
+
+    public double FailedSyncPercent { get; init; } = 0.1;
+
+    /// <summary>Live pull: p99 of the time from a push's acknowledgement to a waiting device of its user holding the change.</summary>
+    public double WakeP99Ms { get; init; } = 100;
+
+    internal IEnumerable<string> Validate()
+    {
+        if (!(P99Ms > 0) || FailedSyncPercent < 0 || !(WakeP99Ms > 0))
+        {
+            yield return "thresholds need p99Ms > 0, failedSyncPercent >= 0 and wakeP99Ms > 0";
+        }
+    }
+}

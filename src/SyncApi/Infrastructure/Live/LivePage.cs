@@ -1,0 +1,6 @@
+using Kobo.Sync.Domain.Sync;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Live;
+
+/// <summary>A page of a watch, or a heartbeat (no changes, the last token).</summary>
+public sealed record LivePage(SyncChangePage Page, bool Heartbeat);

@@ -1,0 +1,16 @@
+namespace Kobo.Sync.SyncApi.Infrastructure.Live;
+
+/// <summary>Whether a device may wait; why not otherwise.</summary>
+public enum WaitAdmission
+{
+    Admitted,
+
+    /// <summary><c>Sync:MaxWaiters</c> devices already wait on this instance.</summary>
+    InstanceFull,
+
+    /// <summary><c>Sync:MaxWaitersPerUser</c> devices of this user already wait on this instance.</summary>
+    UserFull,
+
+    /// <summary>The service is shutting down.</summary>
+    Stopping,
+}
