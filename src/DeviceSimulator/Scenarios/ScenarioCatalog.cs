@@ -7,6 +7,7 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 using Grpc.Net.Client;
+using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
@@ -40,7 +41,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private readonly List<LiveScenario> _live = [];
     private SemaphoreSlim? _catchingUp;
     private NpgsqlDataSource? _postgres;
-    private PostgresDeviceReadStore? _store;
+    private IDeviceReadStore? _store;
 
     public ScenarioCatalog(ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections, DeviceBehaviour? device = null, int seed = 1)
     {
@@ -161,14 +162,14 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         ThrowOperationCanceledOnCancellation = true,
     };
 
-    private PostgresDeviceReadStore Store()
+    private IDeviceReadStore Store()
     {
         var connectionString = _endpoints.Postgres ?? throw new MissingEndpointException("--postgres");
         _postgres ??= StorageDataSource.Create(connectionString);
         // The service's own read path with its default settings (statement coalescing, storage
         // pipelines), so the baseline differs from the service by exactly the service's front.
-        return _store ??= new PostgresDeviceReadStore(
-            new ReadCoalescer(_postgres, new ReadCoalescingOptions()),
+        return _store ??= new ResilientDeviceReadStore(
+            new PostgresDeviceReadStore(new ReadCoalescer(_postgres, new ReadCoalescingOptions())),
             new StoragePipelines(
                 Options.Create(new ResilienceOptions()),
                 new LoggingResilienceEvents(NullLogger<LoggingResilienceEvents>.Instance),

@@ -10,17 +10,17 @@ public interface IKoboAnnotationStore
     Task<bool> OwnsBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken);
 
     /// <summary>
-    /// Records that the e-reader <paramref name="reader"/> has sent annotations of the book and, with
+    /// Records that the e-reader <paramref name="eReader"/> has sent annotations of the book and, with
     /// <paramref name="withheld"/>, one the service could not hold; once withheld, a book stays so.
     /// </summary>
-    Task RecordReceivedAsync(UserNo user, string reader, BookNo book, bool withheld, CancellationToken cancellationToken);
+    Task RecordReceivedAsync(UserNo user, string eReader, BookNo book, bool withheld, CancellationToken cancellationToken);
 
     /// <summary>The states of <paramref name="books"/> for this e-reader, in no particular order (one per distinct book).</summary>
     Task<IReadOnlyList<KoboBookState>> ReadStatesAsync(
-        UserNo user, string reader, IReadOnlyCollection<BookNo> books, CancellationToken cancellationToken);
+        UserNo user, string eReader, IReadOnlyCollection<BookNo> books, CancellationToken cancellationToken);
 
     /// <summary>The book's state for this e-reader and up to <paramref name="limit"/> of its live highlights that carry a location, in id order.</summary>
-    Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string reader, BookNo book, int limit, CancellationToken cancellationToken);
+    Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string eReader, BookNo book, int limit, CancellationToken cancellationToken);
 }
 
 /// <summary>

@@ -33,9 +33,9 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
     /// <summary>The most content ids one <c>checkforchanges</c> may ask about.</summary>
     public const int MaxCheckedBooks = 2_000;
 
-    /// <param name="reader">The e-reader: its link, not only the device that made it (one device may link several e-readers).</param>
+    /// <param name="eReader">The e-reader: its link, not only the device that made it (one device may link several e-readers).</param>
     public async Task<IReadOnlyList<KoboAnnotationResult>> PatchAsync(
-        DeviceCaller caller, string reader, string contentId, IReadOnlyList<KoboAnnotation?>? updated, IReadOnlyList<string?>? deleted,
+        DeviceCaller caller, string eReader, string contentId, IReadOnlyList<KoboAnnotation?>? updated, IReadOnlyList<string?>? deleted,
         CancellationToken cancellationToken)
     {
         var count = (updated?.Count ?? 0) + (deleted?.Count ?? 0);
@@ -83,7 +83,7 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
         // Withheld first: if the push then fails, the book is already one never offered for download.
         if (withheld)
         {
-            await store.RecordReceivedAsync(caller.User, reader, book, true, cancellationToken).ConfigureAwait(false);
+            await store.RecordReceivedAsync(caller.User, eReader, book, true, cancellationToken).ConfigureAwait(false);
         }
 
         var rejected = false;
@@ -108,17 +108,17 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
         // An empty PATCH brings nothing of the book: the service still knows nothing of the device's set.
         if (count > 0)
         {
-            await store.RecordReceivedAsync(caller.User, reader, book, rejected, cancellationToken).ConfigureAwait(false);
+            await store.RecordReceivedAsync(caller.User, eReader, book, rejected, cancellationToken).ConfigureAwait(false);
         }
 
         return results;
     }
 
     /// <summary>The book's live highlights that carry a location, for this device's download of the book.</summary>
-    public async Task<KoboAnnotationSet> GetAsync(DeviceCaller caller, string reader, string contentId, CancellationToken cancellationToken)
+    public async Task<KoboAnnotationSet> GetAsync(DeviceCaller caller, string eReader, string contentId, CancellationToken cancellationToken)
     {
         var book = await OwnedBookAsync(caller, contentId, cancellationToken).ConfigureAwait(false);
-        var read = await store.ReadBookAsync(caller.User, reader, book, MaxAnnotationsPerBook + 1, cancellationToken).ConfigureAwait(false);
+        var read = await store.ReadBookAsync(caller.User, eReader, book, MaxAnnotationsPerBook + 1, cancellationToken).ConfigureAwait(false);
         // Only annotations the service withheld, and none it holds: an empty set would delete them too.
         var outcome = !read.State.Received || (read.State.Withheld && read.Highlights.Count == 0) ? KoboSetOutcome.NeverReceived
             : read.Highlights.Count > MaxAnnotationsPerBook || BytesOf(read.Highlights) > MaxAnnotationBytesPerBook ? KoboSetOutcome.TooMany
@@ -133,7 +133,7 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
     /// which are not over <see cref="MaxAnnotationsPerBook"/>. In the order asked.
     /// </summary>
     public async Task<IReadOnlyList<string>> CheckForChangesAsync(
-        DeviceCaller caller, string reader, IReadOnlyList<(string? ContentId, string? ETag)>? asked, CancellationToken cancellationToken)
+        DeviceCaller caller, string eReader, IReadOnlyList<(string? ContentId, string? ETag)>? asked, CancellationToken cancellationToken)
     {
         if (asked is null || asked.Count == 0)
         {
@@ -159,7 +159,7 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
             return [];
         }
 
-        var states = (await store.ReadStatesAsync(caller.User, reader, candidates.Select(c => c.Book).Distinct().ToArray(), cancellationToken)
+        var states = (await store.ReadStatesAsync(caller.User, eReader, candidates.Select(c => c.Book).Distinct().ToArray(), cancellationToken)
             .ConfigureAwait(false)).ToDictionary(s => s.Book);
         return candidates
             .Where(c => states.TryGetValue(c.Book, out var s)

@@ -8,6 +8,13 @@ namespace Kobo.Sync.Domain.Sync;
 /// </summary>
 public readonly record struct DeviceBounds(int MaxDevices, DateTimeOffset InForceSince)
 {
+    /// <summary>
+    /// The bounds of a user's devices now, by <paramref name="clock"/>: revocations older than
+    /// <paramref name="revocationLifetime"/> are no longer in force. The one place they are worked out.
+    /// </summary>
+    public static DeviceBounds Now(int maxDevicesPerUser, TimeSpan revocationLifetime, TimeProvider clock) =>
+        new(maxDevicesPerUser, clock.GetUtcNow() - revocationLifetime);
+
     /// <summary>Revocations in force a user may hold: one place is always left for a device that comes new.</summary>
     public int MaxRevoked => MaxDevices - 1;
 }

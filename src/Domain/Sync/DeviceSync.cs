@@ -11,8 +11,7 @@ namespace Kobo.Sync.Domain.Sync;
 /// at its size, or earlier when the next change would take it past the <see cref="PageBudget"/>.
 /// </summary>
 public sealed class DeviceSync(
-    ISyncStore store, SyncTokens tokens, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked,
-    PageBudget budget)
+    ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, PageBudget budget)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
@@ -159,53 +158,6 @@ public sealed class DeviceSync(
         };
     }
 
-    /// <summary>A page of the user's devices, with the paging rules of the highlight pages (<see cref="DeviceReads"/>).</summary>
-    public async Task<DeviceList> ListDevicesAsync(
-        DeviceCaller caller, UserNo user, int? pageSize, string? cursor, CancellationToken cancellationToken)
-    {
-        caller.EnsureOwns(user);
-        var size = PageSizes.Resolve(pageSize, DeviceReads.DefaultPageSize, DeviceReads.MaxPageSize);
-
-        var after = string.IsNullOrEmpty(cursor) ? null : deviceCursors.Resolve(user, cursor);
-
-        // One row more than the page tells whether another page follows, without a count.
-        var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false) ?? throw ResourceNotFoundException.UnknownUser(user);
-        if (rows.Count <= size)
-        {
-            return new DeviceList(rows, null);
-        }
-
-        var devices = rows.Take(size).ToArray();
-        return new DeviceList(devices, deviceCursors.Issue(user, new DevicePosition(devices[^1].LastSyncAt, devices[^1].DeviceId)));
-    }
-
-    /// <summary>
-    /// Revokes a known device of the caller's user (a device may revoke itself); its tokens stop working
-    /// at once. An id the service has never seen pull is not found: nothing is stored for it.
-    /// </summary>
-    public async Task RevokeDeviceAsync(DeviceCaller caller, UserNo user, string? deviceId, CancellationToken cancellationToken)
-    {
-        caller.EnsureOwns(user);
-        if (deviceId is null || !DeviceIds.IsValid(deviceId))
-        {
-            throw new InvalidRequestException("deviceId", $"deviceId must be {DeviceIds.Rule}.");
-        }
-
-        var bounds = Bounds();
-        var revocation = await store.RevokeDeviceAsync(user, deviceId, bounds, cancellationToken).ConfigureAwait(false);
-        switch (revocation.Outcome)
-        {
-            case RevocationOutcome.UnknownUser:
-                throw ResourceNotFoundException.UnknownUser(user);
-            case RevocationOutcome.UnknownDevice:
-                throw new ResourceNotFoundException($"User {user} has no device with this id: a device becomes known with its first pull.");
-            case RevocationOutcome.TooManyRevoked:
-                throw new TooManyRevokedDevicesException(bounds.MaxRevoked);
-        }
-
-        revoked.Revoke(user, deviceId, revocation.RevokedAt);
-    }
-
     /// <summary>A push that adds highlights or bytes past the user's quota is refused whole; one that adds none always passes.</summary>
     private void EnsureWithinQuota(HighlightHoldings holdings, HighlightHoldings change)
     {
@@ -217,6 +169,6 @@ public sealed class DeviceSync(
     }
 
     /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>
-    private DeviceBounds Bounds() => new(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
+    private DeviceBounds Bounds() => DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
 
 }

@@ -16,5 +16,8 @@ public sealed record DeviceList(IReadOnlyList<DeviceView> Devices, string? NextC
 /// </summary>
 public interface IRevokedDevices
 {
+    /// <summary>The allowance added to a revocation's time: a token issued up to it after the revocation counts as revoked.</summary>
+    TimeSpan ClockSkew { get; }
+
     void Revoke(Ids.UserNo user, string deviceId, DateTimeOffset revokedAt);
 }

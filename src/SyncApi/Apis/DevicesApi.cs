@@ -1,4 +1,5 @@
 using System.Text.Json.Serialization;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 using Microsoft.AspNetCore.Http.HttpResults;
@@ -24,17 +25,17 @@ internal static class DevicesApi
     }
 
     private static async Task<JsonHttpResult<DevicePage>> ListDevices(
-        string userNo, string? pageSize, string? cursor, HttpContext context, DeviceSync sync, CancellationToken cancellationToken)
+        string userNo, string? pageSize, string? cursor, HttpContext context, DeviceRegistry devices, CancellationToken cancellationToken)
     {
-        var list = await sync.ListDevicesAsync(
+        var list = await devices.ListDevicesAsync(
             context.Caller(), RequestIds.User(userNo), DeviceRequest.PageSize(pageSize), cursor, cancellationToken);
         return TypedResults.Json(new DevicePage(list.Devices, list.NextCursor), SyncJsonContext.Default.DevicePage);
     }
 
     private static async Task<NoContent> RevokeDevice(
-        string userNo, string deviceId, HttpContext context, DeviceSync sync, CancellationToken cancellationToken)
+        string userNo, string deviceId, HttpContext context, DeviceRegistry devices, CancellationToken cancellationToken)
     {
-        await sync.RevokeDeviceAsync(context.Caller(), RequestIds.User(userNo), deviceId, cancellationToken);
+        await devices.RevokeDeviceAsync(context.Caller(), RequestIds.User(userNo), deviceId, cancellationToken);
         return TypedResults.NoContent();
     }
 }

@@ -1,4 +1,5 @@
 using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Sync;
@@ -35,6 +36,7 @@ public static class DeviceApiExtensions
         builder.Services.AddSingleton(SyncTokensFactory.Settings);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<DeviceSync>();
+        builder.Services.AddSingleton<DeviceRegistry>();
         builder.Services.AddSingleton<ReadingStateSync>();
         builder.Services.AddSingleton<CollectionSync>();
 

@@ -8,7 +8,8 @@ public static class KoboAnnotationsExtensions
 {
     public static IServiceCollection AddKoboAnnotations(this IServiceCollection services)
     {
-        services.AddSingleton<IKoboAnnotationStore, PostgresKoboAnnotationStore>();
+        services.AddSingleton<PostgresKoboAnnotationStore>();
+        services.AddSingleton<IKoboAnnotationStore, ResilientKoboAnnotationStore>();
         services.AddSingleton<KoboAnnotations>();
         return services;
     }

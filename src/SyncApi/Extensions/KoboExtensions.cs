@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.SyncApi.Apis.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -22,11 +23,14 @@ public static class KoboExtensions
             .PostConfigure<IOptions<StorageOptions>, IOptions<DemoOptions>>((kobo, storage, demo) =>
                 kobo.DemoContent ??= storage.Value.UsesEmbeddedServer && demo.Value.Seed)
             .ValidateOnStart();
-        builder.Services.AddSingleton<KoboLinkStore>();
+        builder.Services.AddSingleton<PostgresKoboLinkStore>();
+        builder.Services.AddSingleton<IKoboLinkStore, ResilientKoboLinkStore>();
         builder.Services.TryAddSingleton<KoboLinkCache>();
         builder.Services.AddSingleton<KoboLinkLookups>();
+        builder.Services.AddSingleton<IRevokedKoboLinks>(services => services.GetRequiredService<KoboLinkCache>());
         builder.Services.AddSingleton<KoboLinkRegistry>();
-        builder.Services.AddSingleton<ILibraryStore, PostgresLibraryStore>();
+        builder.Services.AddSingleton<PostgresLibraryStore>();
+        builder.Services.AddSingleton<ILibraryStore, ResilientLibraryStore>();
         builder.Services.AddSingleton<LibrarySync>();
         builder.Services.AddKoboAnnotations();
         builder.Services.AddAuthentication()

@@ -47,7 +47,8 @@ public static class StorageExtensions
             sp.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey),
             sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
             sp.GetService<SyncMetrics>()));
-        services.AddSingleton<IDeviceReadStore, PostgresDeviceReadStore>();
+        services.AddSingleton<PostgresDeviceReadStore>();
+        services.AddSingleton<IDeviceReadStore, ResilientDeviceReadStore>();
         services.AddSingleton(sp => new PostgresSyncStore(
             sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
         services.AddSingleton<ISyncStore, ResilientSyncStore>();

@@ -1,6 +1,8 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Devices;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;
@@ -16,7 +18,7 @@ using Microsoft.AspNetCore.Authorization;
 namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
-/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/>,
+/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/>, <see cref="DeviceRegistry"/>,
 /// <see cref="ReadingStateSync"/>, <see cref="CollectionSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
 /// to the contract's messages. A call without a valid token never gets here: the authorization
 /// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
@@ -24,7 +26,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 [Authorize]
 internal sealed class SyncGrpcService(
     DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics,
-    ReadingStateSync readingStates, KoboLinkRegistry koboLinks, CollectionSync collections)
+    ReadingStateSync readingStates, KoboLinkRegistry koboLinks, CollectionSync collections, DeviceRegistry devices)
     : SyncService.SyncServiceBase
 {
     public const string ServiceName = "kobo.sync.v1.SyncService";
@@ -105,14 +107,14 @@ internal sealed class SyncGrpcService(
 
     public override async Task<ListDevicesResponse> ListDevices(ListDevicesRequest request, ServerCallContext context)
     {
-        var list = await sync.ListDevicesAsync(
+        var list = await devices.ListDevicesAsync(
             Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
         return SyncGrpcChanges.ToMessage(list);
     }
 
     public override async Task<RevokeDeviceResponse> RevokeDevice(RevokeDeviceRequest request, ServerCallContext context)
     {
-        await sync.RevokeDeviceAsync(Caller(context), RequestIds.User(request.UserNo), request.DeviceId, context.CancellationToken);
+        await devices.RevokeDeviceAsync(Caller(context), RequestIds.User(request.UserNo), request.DeviceId, context.CancellationToken);
         return new RevokeDeviceResponse();
     }
 
@@ -122,7 +124,7 @@ internal sealed class SyncGrpcService(
         var response = new ListKoboLinksResponse();
         foreach (var link in links)
         {
-            var message = new V1.KoboLink { Id = link.Id, DeviceId = link.DeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
+            var message = new V1.KoboLink { Id = link.Id, DeviceId = link.LinkingDeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
             if (link.RevokedAt is { } revokedAt)
             {
                 message.RevokedAt = Timestamp.FromDateTimeOffset(revokedAt);

@@ -47,7 +47,7 @@ public sealed class CollectionPageBytesTests(SyncServiceDatabase db) : IClassFix
         // not make every page read 101 whole book lists it cannot send.
         var (user, _) = await UserWithFullCollectionsAsync(10);
 
-        var rows = await new PostgresLibraryStore(db.DataSource, TestPipelines.Default())
+        var rows = await new PostgresLibraryStore(db.DataSource)
             .ReadChangesAsync(new UserNo(user), SyncPosition.Start, 11, maxBytes: 2_000, TestTimeout.Token);
 
         Assert.InRange(rows!.Collections.Count, 2, 9);

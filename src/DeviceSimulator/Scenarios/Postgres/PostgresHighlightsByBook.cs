@@ -2,12 +2,11 @@ using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 
 /// <summary>The highlights-by-book read's SQL straight on PostgreSQL.</summary>
-public sealed class PostgresHighlightsByBook(ReadSampling sampling, PostgresDeviceReadStore store)
+public sealed class PostgresHighlightsByBook(ReadSampling sampling, IDeviceReadStore store)
     : ReadScenario(ReadKind.HighlightsByBook, Transport.Postgres, sampling)
 {
     public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)

@@ -1,12 +1,12 @@
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Domain.Queries;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 
 /// <summary>The user-by-id read's SQL straight on PostgreSQL.</summary>
-public sealed class PostgresUserById(ReadSampling sampling, PostgresDeviceReadStore store)
+public sealed class PostgresUserById(ReadSampling sampling, IDeviceReadStore store)
     : ReadScenario(ReadKind.UserById, Transport.Postgres, sampling)
 {
     public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)

@@ -25,20 +25,20 @@ internal static class KoboAnnotationsApi
     /// The e-reader: its link's key (user, linking device and a prefix of the secret's hash, never the
     /// secret), as admission knows it, so that two e-readers linked by one device are told apart.
     /// </summary>
-    private static string Reader(HttpContext context) =>
+    private static string EReader(HttpContext context) =>
         context.User.Identity is DeviceIdentity identity ? identity.DeviceKey : context.Caller().DeviceId;
 
     /// <summary>A bare JSON array of the content ids whose annotations the device should download.</summary>
     private static async Task<IResult> CheckForChanges(HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
     {
         using var body = await KoboAnnotationJson.ReadAsync(context.Request, cancellationToken);
-        var changed = await annotations.CheckForChangesAsync(context.Caller(), Reader(context), KoboAnnotationJson.ReadCheck(body.RootElement), cancellationToken);
+        var changed = await annotations.CheckForChangesAsync(context.Caller(), EReader(context), KoboAnnotationJson.ReadCheck(body.RootElement), cancellationToken);
         return TypedResults.Text(JsonSerializer.Serialize(changed, KoboAnnotationsJsonContext.Default.IReadOnlyListString), ContentType);
     }
 
     private static async Task<IResult> GetAnnotations(string contentId, HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
     {
-        var set = await annotations.GetAsync(context.Caller(), Reader(context), contentId, cancellationToken);
+        var set = await annotations.GetAsync(context.Caller(), EReader(context), contentId, cancellationToken);
         switch (set.Outcome)
         {
             case KoboSetOutcome.NeverReceived:
@@ -75,7 +75,7 @@ internal static class KoboAnnotationsApi
     {
         using var body = await KoboAnnotationJson.ReadAsync(context.Request, cancellationToken);
         var (updated, deleted) = KoboAnnotationJson.ReadPatch(body.RootElement);
-        var results = await annotations.PatchAsync(context.Caller(), Reader(context), contentId, updated, deleted, cancellationToken);
+        var results = await annotations.PatchAsync(context.Caller(), EReader(context), contentId, updated, deleted, cancellationToken);
         return TypedResults.Text(JsonSerializer.Serialize(new KoboPatchResponse(results), KoboAnnotationsJsonContext.Default.KoboPatchResponse), ContentType);
     }
 }

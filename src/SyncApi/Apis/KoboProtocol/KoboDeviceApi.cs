@@ -27,7 +27,7 @@ internal static class KoboDeviceApi
     {
         // As calibre-web: the API token header holds base64 "{}".
         context.Response.Headers["x-kobo-apitoken"] = "e30=";
-        var root = KoboUrls.DeviceRoot(options.Value, context, secret);
+        var root = KoboUrls.EReaderRoot(options.Value, context, secret);
         return KoboJson.Of(new JsonObject { ["Resources"] = KoboResources.For(root) });
     }
 

@@ -1,10 +1,10 @@
 using System.Text.Json;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Apis.KoboProtocol;
@@ -33,7 +33,7 @@ internal static class KoboLibraryApi
     }
 
     private static async Task<IResult> Sync(
-        HttpContext context, LibrarySync library, KoboLinkStore links, SyncSettings settings, TimeProvider clock,
+        HttpContext context, LibrarySync library, IKoboLinkStore links, SyncSettings settings, TimeProvider clock,
         IOptions<KoboOptions> options, CancellationToken cancellationToken)
     {
         var caller = context.Caller();
@@ -41,8 +41,8 @@ internal static class KoboLibraryApi
         var page = await library.PullAsync(caller, token, cancellationToken);
         if (page.PageOfSync == 1)
         {
-            await links.TouchDeviceAsync(
-                caller.User, caller.DeviceId, new DeviceBounds(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime),
+            await links.TouchLinkingDeviceAsync(
+                caller.User, caller.DeviceId, DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock),
                 cancellationToken);
         }
 

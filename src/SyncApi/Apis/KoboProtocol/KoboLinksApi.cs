@@ -1,9 +1,9 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.Extensions.Options;
 using Microsoft.Net.Http.Headers;
@@ -12,9 +12,9 @@ namespace Kobo.Sync.SyncApi.Apis.KoboProtocol;
 
 /// <summary>
 /// Linking a Kobo e-reader: a device of the user (bearer token) asks for a link and gets the
-/// <c>apiEndpoint</c> to paste into the e-reader's configuration. The link is bound to the user and to
-/// the asking device: revoking that device revokes the link for good. The user's devices list the
-/// links (never their secrets) and revoke any one of them.
+/// <c>apiEndpoint</c> to paste into the e-reader's configuration. The user's devices list the
+/// links (never their secrets) and revoke any one of them. The rules are <see cref="KoboLinkRegistry"/>'s;
+/// this maps them to HTTP.
 /// </summary>
 internal static class KoboLinksApi
 {

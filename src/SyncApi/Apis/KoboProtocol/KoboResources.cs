@@ -189,13 +189,13 @@ internal static class KoboResources
         "use_one_store",
     ];
 
-    /// <summary>The map for a device whose root is <paramref name="deviceRoot"/> (<c>{base}/kobo/{secret}</c>).</summary>
-    public static JsonObject For(string deviceRoot)
+    /// <summary>The map for an e-reader whose root is <paramref name="eReaderRoot"/> (<c>{base}/kobo/{secret}</c>).</summary>
+    public static JsonObject For(string eReaderRoot)
     {
         var resources = new JsonObject();
         foreach (var (key, path) in ApiPaths)
         {
-            resources[key] = deviceRoot + path;
+            resources[key] = eReaderRoot + path;
         }
 
         foreach (var (key, value) in Pages)
@@ -221,12 +221,12 @@ internal static class KoboResources
 
         // Covers: calibre-web's templates at the device's root, so the store never learns which books the
         // device holds; KoboContentApi redirects each to the content origin's cover of the book.
-        resources["image_host"] = deviceRoot;
-        resources["image_url_template"] = deviceRoot + "/{ImageId}/{Width}/{Height}/false/image.jpg";
-        resources["image_url_quality_template"] = deviceRoot + "/{ImageId}/{Width}/{Height}/{Quality}/{IsGreyscale}/image.jpg";
+        resources["image_host"] = eReaderRoot;
+        resources["image_url_template"] = eReaderRoot + "/{ImageId}/{Width}/{Height}/false/image.jpg";
+        resources["image_url_quality_template"] = eReaderRoot + "/{ImageId}/{Width}/{Height}/{Quality}/{IsGreyscale}/image.jpg";
 
         // Annotations: the device calls {reading_services_host}/api/v3/content/...
-        resources["reading_services_host"] = deviceRoot;
+        resources["reading_services_host"] = eReaderRoot;
         return resources;
     }
 

@@ -3,8 +3,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// <summary>
 /// The Kobo link scheme: a Kobo e-reader cannot carry a bearer token, so it is authenticated by the
 /// secret in its <c>/kobo/{secret}/</c> path (<see cref="KoboLinkHandler"/>). On success the principal
-/// is the one the device token scheme builds (<see cref="DeviceIdentity"/>) for the user and the device
-/// the link was made by, so every handler gets its <see cref="Domain.Requests.DeviceCaller"/> the same way.
+/// is the one the device token scheme builds (<see cref="DeviceIdentity"/>) for the user and the link's
+/// linking device, so every handler gets its <see cref="Domain.Requests.DeviceCaller"/> the same way.
 /// </summary>
 public static class KoboLinkAuthentication
 {

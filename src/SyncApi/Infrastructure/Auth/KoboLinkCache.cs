@@ -1,4 +1,5 @@
 using System.Security.Claims;
+using Kobo.Sync.Domain.KoboProtocol;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
@@ -16,7 +17,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// </list>
 /// Each kind is bounded (<see cref="ExpiringCache{TValue}"/>): when full it is emptied and refills from live traffic.
 /// </summary>
-internal sealed class KoboLinkCache
+internal sealed class KoboLinkCache : IRevokedKoboLinks
 {
     public const int Capacity = 10_000;
     public const int RefusalCapacity = 50_000;
@@ -42,4 +43,6 @@ internal sealed class KoboLinkCache
         AddRefused(hashHex, now);
         _entries.Remove(hashHex);
     }
+
+    void IRevokedKoboLinks.Revoke(byte[] secretHash, DateTimeOffset revokedAt) => Revoke(Convert.ToHexString(secretHash), revokedAt);
 }

@@ -1,4 +1,5 @@
 using System.Text.Encodings.Web;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Mvc;
@@ -49,7 +50,7 @@ internal sealed class KoboLinkHandler(
             });
         }
 
-        // A link counts as a token issued when the link was made: revoking its device refuses it.
+        // A link counts as a token issued when the link was made: revoking its linking device refuses it.
         var principal = lookup.Principal!;
         var identity = (DeviceIdentity)principal.Identity!;
         return revocations.IsRevoked(identity.Caller.User, identity.Caller.DeviceId, identity.IssuedAt)

@@ -2,10 +2,10 @@ using System.Net;
 using System.Net.Sockets;
 using System.Security.Claims;
 using System.Threading.RateLimiting;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -45,7 +45,7 @@ internal readonly record struct KoboLinkLookup(KoboLinkVerdict Verdict, ClaimsPr
 /// </summary>
 internal sealed class KoboLinkLookups : IDisposable
 {
-    private readonly KoboLinkStore _links;
+    private readonly IKoboLinkStore _links;
     private readonly KoboLinkCache _cache;
     private readonly TimeProvider _clock;
     private readonly ConcurrencyLimiter _slots;
@@ -54,7 +54,7 @@ internal sealed class KoboLinkLookups : IDisposable
     private readonly TimeSpan _refill;
     private long _storeReads;
 
-    public KoboLinkLookups(KoboLinkStore links, KoboLinkCache cache, IOptions<KoboOptions> options, TimeProvider clock)
+    public KoboLinkLookups(IKoboLinkStore links, KoboLinkCache cache, IOptions<KoboOptions> options, TimeProvider clock)
     {
         _links = links;
         _cache = cache;
@@ -142,11 +142,11 @@ internal sealed class KoboLinkLookups : IDisposable
         List<Claim> claims =
         [
             new Claim(DeviceAuthentication.UserClaim, link.User.ToString()),
-            new Claim(DeviceAuthentication.DeviceClaim, link.DeviceId),
+            new Claim(DeviceAuthentication.DeviceClaim, link.LinkingDeviceId),
         ];
         var principal = new ClaimsPrincipal(new DeviceIdentity(
-            claims, new DeviceCaller(link.User, link.DeviceId), link.CreatedAt, DateTimeOffset.MaxValue,
-            $"{KoboLinkAuthentication.AdmissionPrefix}{link.User}/{link.DeviceId}/{key[..16]}"));
+            claims, new DeviceCaller(link.User, link.LinkingDeviceId), link.CreatedAt, DateTimeOffset.MaxValue,
+            $"{KoboLinkAuthentication.AdmissionPrefix}{link.User}/{link.LinkingDeviceId}/{key[..16]}"));
         if (!_cache.IsRefused(key, now))
         {
             _cache.Add(key, principal, now);

@@ -1,5 +1,6 @@
 using System.Globalization;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
@@ -59,9 +60,9 @@ public static class KoboLinkCommand
         await using var dataSource = StorageDataSource.Create(await connection.GetConnectionStringAsync(cancellationToken));
         await new SchemaMigrator(dataSource).MigrateAsync(cancellationToken);
         var secret = KoboLinkSecrets.New();
-        var bounds = new DeviceBounds(sync.MaxDevicesPerUser, DateTimeOffset.UtcNow - tokens.RevocationLifetime);
+        var bounds = DeviceBounds.Now(sync.MaxDevicesPerUser, tokens.RevocationLifetime, TimeProvider.System);
         // No token asks here: the developer at the database's own machine is trusted, as the token command trusts them.
-        var created = await KoboLinkStore.CreateCoreAsync(dataSource, user, device, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
+        var created = await new PostgresKoboLinkStore(dataSource).CreateAsync(user, device, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
         if (created.Outcome == KoboLinkOutcome.NoSuchUser)
         {
             error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"User {user} does not exist in the database."));

@@ -40,8 +40,8 @@ public static class KoboUrls
         return rest.TrimEnd('/') + request.PathBase.ToUriComponent();
     }
 
-    /// <summary>The device's own root, <c>{base}/kobo/{secret}</c>, for the secret of the current request.</summary>
-    public static string DeviceRoot(KoboOptions options, HttpContext context, string secret) =>
+    /// <summary>The e-reader's own root, <c>{base}/kobo/{secret}</c>, for the link secret of the current request.</summary>
+    public static string EReaderRoot(KoboOptions options, HttpContext context, string secret) =>
         Base(options, context) + "/kobo/" + secret;
 
     private static string Authority(IPAddress address, int port)

@@ -110,7 +110,7 @@ internal sealed class DeviceRevocationRefresher(
         var now = clock.GetUtcNow();
         var relevantSince = now - KoboLinkCache.Lifetime - Overlap;
         _linksSince = _linksSince > relevantSince ? _linksSince : relevantSince;
-        var (hashes, newest) = await KoboLinkStore.RevokedSinceAsync(dataSource, _linksSince, cancellationToken).ConfigureAwait(false);
+        var (hashes, newest) = await PostgresKoboLinkStore.RevokedSinceAsync(dataSource, _linksSince, cancellationToken).ConfigureAwait(false);
         foreach (var hash in hashes)
         {
             links.Revoke(Convert.ToHexString(hash), now);

@@ -1,6 +1,5 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
@@ -12,27 +11,20 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 /// The device reads on PostgreSQL: a user by primary key, and highlights by a primary key range
 /// (see <see cref="Queries"/>). One statement each, prepared automatically by the data source after
 /// its second use; concurrent reads share round trips through the <see cref="ReadCoalescer"/>.
-/// Each runs in its storage pipeline (<see cref="StoragePipelines"/>): bounded by the request's
-/// budget, retried once or twice on a transient failure, cut off by the circuit. These reads
+/// <see cref="ResilientDeviceReadStore"/> runs each in its storage pipeline. These reads
 /// tolerate replica lag (a device re-reads on its next sync; pages are keyed, not offset), so the
 /// coalescer sends them to the read data source (<c>Storage:ReadConnectionString</c>: standbys first).
 /// </summary>
-public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer, StoragePipelines pipelines) : IDeviceReadStore
+public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer) : IDeviceReadStore
 {
     public Task<UserView?> FindUserAsync(UserNo user, CancellationToken cancellationToken) =>
-        pipelines.RunCoalescedAsync(
-            StoragePipelines.PointRead, (coalescer, user),
-            static (s, ct) => s.coalescer.ReadAsync(new FindUserRead(s.user), ct),
-            cancellationToken);
+        coalescer.ReadAsync(new FindUserRead(user), cancellationToken);
 
     public Task<IReadOnlyList<HighlightView>?> ListHighlightsAsync(
         UserNo user, HighlightRange range, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
-        return pipelines.RunCoalescedAsync(
-            StoragePipelines.RangeRead, CallCosts.OfRows(limit), (coalescer, user, range, limit),
-            static (s, ct) => s.coalescer.ReadAsync(new ListHighlightsRead(s.user, s.range, s.limit), ct),
-            cancellationToken);
+        return coalescer.ReadAsync(new ListHighlightsRead(user, range, limit), cancellationToken);
     }
 
     private sealed class FindUserRead(UserNo user) : CoalescedRead<UserView?>

@@ -2,31 +2,24 @@ using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Sync;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Library sync's reads on PostgreSQL (<see cref="LibraryQueries"/>), each in its storage pipeline, on
-/// the primary: a device archiving a book reads its library right after. A page of changes is one batch:
+/// Library sync's reads on PostgreSQL (<see cref="LibraryQueries"/>), on the primary: a device archiving a
+/// book reads its library right after (<see cref="ResilientLibraryStore"/> runs them in their storage pipeline). A page of changes is one batch:
 /// the user's committed change sequence, then the keyset ranges of ownership (each book with its reading
 /// state) and of reading states (each with when the user got the book).
 /// </summary>
-public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StoragePipelines pipelines) : ILibraryStore
+public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource) : ILibraryStore
 {
     public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
-        pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (dataSource, user, after, limit, maxBytes),
-            static (s, ct) => ReadChangesCoreAsync(s.dataSource, s.user, s.after, s.limit, s.maxBytes, ct),
-            cancellationToken);
+        ReadChangesCoreAsync(dataSource, user, after, limit, maxBytes, cancellationToken);
 
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
-        pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (dataSource, user, book),
-            static (s, ct) => ReadBookCoreAsync(s.dataSource, s.user, s.book, ct),
-            cancellationToken);
+        ReadBookCoreAsync(dataSource, user, book, cancellationToken);
 
     private static async Task<LibraryChanges?> ReadChangesCoreAsync(
         NpgsqlDataSource dataSource, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)

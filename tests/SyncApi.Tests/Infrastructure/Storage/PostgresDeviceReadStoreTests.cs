@@ -11,7 +11,7 @@ namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
 
 public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixture<DemoDatabase>
 {
-    private readonly PostgresDeviceReadStore _store = new(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions()), TestPipelines.Default());
+    private readonly ResilientDeviceReadStore _store = new(new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions())), TestPipelines.Default());
 
     [Fact]
     public async Task AUserIsFoundByNumberWithNameCountryAndUtcCreationTime()
@@ -128,7 +128,7 @@ public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixtur
     public async Task TheSharedDemoDatabaseServesTheSameDataSet()
     {
         var shared = await SharedDemoDatabase.GetAsync();
-        var store = new PostgresDeviceReadStore(new ReadCoalescer(shared.DataSource, new ReadCoalescingOptions()), TestPipelines.Default());
+        var store = new ResilientDeviceReadStore(new PostgresDeviceReadStore(new ReadCoalescer(shared.DataSource, new ReadCoalescingOptions())), TestPipelines.Default());
 
         var mine = await _store.FindUserAsync(new UserNo(123), TestTimeout.Token);
         var theirs = await store.FindUserAsync(new UserNo(123), TestTimeout.Token);

@@ -19,13 +19,13 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     public async Task ConcurrentReadsEachGetTheirOwnResultInFewerRoundTripsThanReads()
     {
         var coalescer = new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 });
-        var store = new PostgresDeviceReadStore(coalescer, TestPipelines.Default());
+        var store = new ResilientDeviceReadStore(new PostgresDeviceReadStore(coalescer), TestPipelines.Default());
         var users = Enumerable.Range(1, 200).Select(n => new UserNo(n)).ToArray();
 
         var found = await Task.WhenAll(users.Select(u => store.FindUserAsync(u, TestTimeout.Token)));
         var pages = await Task.WhenAll(users.Select(u => store.ListHighlightsAsync(u, HighlightRange.ForUser(u), 3, TestTimeout.Token)));
 
-        var direct = new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchSize = 1 }), TestPipelines.Default());
+        var direct = new ResilientDeviceReadStore(new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchSize = 1 })), TestPipelines.Default());
         for (var i = 0; i < users.Length; i++)
         {
             Assert.Equal(users[i].Value, found[i]!.UserNo);
@@ -41,7 +41,7 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     [Fact]
     public async Task AnUnknownUserInABatchIsNullAndDoesNotDisturbItsNeighbours()
     {
-        var store = new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 }), TestPipelines.Default());
+        var store = new ResilientDeviceReadStore(new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 })), TestPipelines.Default());
         var unknown = new UserNo(DemoData.UserCount + 5);
 
         var results = await Task.WhenAll(
@@ -57,7 +57,7 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     [Fact]
     public async Task ACallerThatGivesUpReturnsAtOnceWhileTheOthersInItsBatchGetTheirResults()
     {
-        var store = new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 }), TestPipelines.Default());
+        var store = new ResilientDeviceReadStore(new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 })), TestPipelines.Default());
         Task<UserView?> first, kept, abandoned;
         using var giveUp = new CancellationTokenSource();
         await using (var tableLock = await TableLock.TakeAsync(db, "users"))
@@ -80,7 +80,7 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     [Fact]
     public async Task ABatchWhoseCallersHaveAllGivenUpIsCancelledInTheServer()
     {
-        var store = new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 }), TestPipelines.Default());
+        var store = new ResilientDeviceReadStore(new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 })), TestPipelines.Default());
         await using var tableLock = await TableLock.TakeAsync(db, "users");
         using var giveUp = new CancellationTokenSource();
 
@@ -95,7 +95,7 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     [Fact]
     public async Task AReadAfterACancelledBatchIsServed()
     {
-        var store = new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 }), TestPipelines.Default());
+        var store = new ResilientDeviceReadStore(new PostgresDeviceReadStore(new ReadCoalescer(db.DataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 })), TestPipelines.Default());
         using (var giveUp = new CancellationTokenSource())
         await using (var tableLock = await TableLock.TakeAsync(db, "users"))
         {
@@ -150,7 +150,7 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
     {
         var missing = new NpgsqlConnectionStringBuilder(db.ConnectionString) { Database = "no_such_database" };
         await using var dataSource = NpgsqlDataSource.Create(missing.ConnectionString);
-        var store = new PostgresDeviceReadStore(new ReadCoalescer(dataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 }), TestPipelines.Default());
+        var store = new ResilientDeviceReadStore(new PostgresDeviceReadStore(new ReadCoalescer(dataSource, new ReadCoalescingOptions { MaxBatchesInFlight = 1 })), TestPipelines.Default());
 
         var reads = Enumerable.Range(1, 5).Select(n => store.FindUserAsync(new UserNo(n), TestTimeout.Token)).ToArray();
 

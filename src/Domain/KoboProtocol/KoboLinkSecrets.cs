@@ -2,7 +2,7 @@ using System.Buffers.Text;
 using System.Security.Cryptography;
 using System.Text;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
+namespace Kobo.Sync.Domain.KoboProtocol;
 
 /// <summary>
 /// A Kobo link's secret: 32 random bytes in base64url (43 characters), carried in the device's

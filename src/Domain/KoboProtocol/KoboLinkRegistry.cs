@@ -2,27 +2,25 @@ using System.Globalization;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Sync;
-using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
+namespace Kobo.Sync.Domain.KoboProtocol;
 
 /// <summary>
 /// A user's Kobo links, as their devices manage them over REST and gRPC alike: make one, list them,
-/// revoke one. A link revoked here (or replaced beyond the bounds) is dropped from this instance's
-/// cache at once; the other instances drop it within <c>Sync:RevocationRefreshSeconds</c>.
+/// revoke one. The link is bound to the user and to the asking device: revoking that device revokes the
+/// link for good. A link revoked here (or replaced beyond the bounds) is refused on this instance at once
+/// (<see cref="IRevokedKoboLinks"/>); the other instances learn it from the store.
 /// </summary>
-internal sealed class KoboLinkRegistry(
-    KoboLinkStore store, KoboLinkCache cache, DeviceRevocationList revocations, SyncSettings settings, TimeProvider clock)
+public sealed class KoboLinkRegistry(
+    IKoboLinkStore store, IRevokedKoboLinks revokedLinks, IRevokedDevices revokedDevices, SyncSettings settings, TimeProvider clock)
 {
-    /// <summary>A link id: <see cref="IdBytes"/> bytes in hex (<see cref="KoboLinkQueries.LinkId"/>).</summary>
+    /// <summary>A link id: <see cref="IdBytes"/> bytes in hex, the first bytes of its secret hash's SHA-256.</summary>
     public const int IdBytes = 8;
 
     public const string IdField = "linkId";
 
     /// <summary>
-    /// A new link for the caller's own device: its secret, or null when the caller's token is revoked
+    /// A new link with the caller's own device as its linking device: its secret, or null when the caller's token is revoked
     /// (its device revoked at or after the token's issue time, clock skew included), which the store
     /// checks under the same lock a revocation takes.
     /// </summary>
@@ -30,14 +28,14 @@ internal sealed class KoboLinkRegistry(
     {
         caller.EnsureOwns(user);
         var secret = KoboLinkSecrets.New();
-        var bounds = new DeviceBounds(settings.MaxDevicesPerUser, clock.GetUtcNow() - settings.RevocationLifetime);
+        var bounds = DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
         var created = await store.CreateAsync(
-            user, caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, issuedAt - revocations.ClockSkew, cancellationToken);
+            user, linkingDeviceId: caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, issuedAt - revokedDevices.ClockSkew, cancellationToken).ConfigureAwait(false);
         Forget(created.Revoked);
         return created.Outcome switch
         {
             KoboLinkOutcome.Created => secret,
-            KoboLinkOutcome.DeviceRevoked => null,
+            KoboLinkOutcome.LinkingDeviceRevoked => null,
             _ => throw ResourceNotFoundException.UnknownUser(user),
         };
     }
@@ -46,7 +44,7 @@ internal sealed class KoboLinkRegistry(
     public async Task<IReadOnlyList<KoboLinkView>> ListAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        return await store.ListAsync(user, cancellationToken) ?? throw ResourceNotFoundException.UnknownUser(user);
+        return await store.ListAsync(user, cancellationToken).ConfigureAwait(false) ?? throw ResourceNotFoundException.UnknownUser(user);
     }
 
     /// <summary>Revokes the user's link <paramref name="linkId"/>; revoking a revoked link changes nothing.</summary>
@@ -54,7 +52,7 @@ internal sealed class KoboLinkRegistry(
     {
         caller.EnsureOwns(user);
         var id = ParseId(linkId);
-        var hash = await store.RevokeAsync(user, id, cancellationToken)
+        var hash = await store.RevokeAsync(user, id, cancellationToken).ConfigureAwait(false)
             ?? throw new ResourceNotFoundException($"User {user} has no Kobo link '{linkId}'.");
         Forget([hash]);
     }
@@ -64,7 +62,7 @@ internal sealed class KoboLinkRegistry(
         var now = clock.GetUtcNow();
         foreach (var hash in hashes)
         {
-            cache.Revoke(Convert.ToHexString(hash), now);
+            revokedLinks.Revoke(hash, now);
         }
     }
 

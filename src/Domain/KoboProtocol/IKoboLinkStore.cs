@@ -1,0 +1,39 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Sync;
+
+namespace Kobo.Sync.Domain.KoboProtocol;
+
+/// <summary>
+/// Kobo links as the store keeps them. Implemented by the storage adapter; only a secret's SHA-256
+/// reaches it.
+/// </summary>
+public interface IKoboLinkStore
+{
+    /// <summary>
+    /// Stores a link made by the user's device <paramref name="linkingDeviceId"/>, making that device known
+    /// to the user's devices (so that revoking it revokes the link) within <paramref name="bounds"/>, and
+    /// revokes the user's links beyond the live-link bounds. Refused when the linking device's revocation is at or after
+    /// <paramref name="revokedFrom"/> (the asking token's iat less the clock skew): a revocation made on
+    /// any instance and a link made on another agree, whichever the database sees first.
+    /// </summary>
+    Task<KoboLinkCreation> CreateAsync(
+        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
+
+    /// <summary>The link whose secret hashes to <paramref name="secretHash"/>; null when there is none.</summary>
+    Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken);
+
+    /// <summary>The user's links, newest first (all of them: the bounds keep them few); null when the user does not exist.</summary>
+    Task<IReadOnlyList<KoboLinkView>?> ListAsync(UserNo user, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Revokes the user's link <paramref name="linkId"/> (revoking a revoked link changes nothing).
+    /// Returns its secret hash, or null when the user has no such link.
+    /// </summary>
+    Task<byte[]?> RevokeAsync(UserNo user, byte[] linkId, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Records that a linked e-reader synced, as its linking device: that device stays among the user's
+    /// recently seen devices (so revoking it still finds it), and is made known again if it was dropped.
+    /// </summary>
+    Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken);
+}
