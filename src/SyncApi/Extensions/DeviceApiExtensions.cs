@@ -18,18 +18,13 @@ public static class DeviceApiExtensions
 
     public static WebApplicationBuilder AddDeviceApis(this WebApplicationBuilder builder)
     {
-        builder.Services.AddSingleton<IValidateOptions<PagingOptions>, PagingOptionsValidator>();
-        builder.Services.AddOptions<PagingOptions>()
-            .Bind(builder.Configuration.GetSection(PagingOptions.SectionName))
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<PagingOptions, PagingOptionsValidator>(PagingOptions.SectionName);
         builder.Services.AddSingleton(PageCursorsFactory.CreateKey);
         builder.Services.AddSingleton(PageCursorsFactory.Create);
         builder.Services.AddSingleton(PageCursorsFactory.CreateBudget);
         builder.Services.AddSingleton<DeviceReads>();
-        builder.Services.AddOptions<SyncOptions>()
-            .Bind(builder.Configuration.GetSection(SyncOptions.SectionName))
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        // The conflict clock and the per-user limits (section Sync, shared with storage and live pull).
+        builder.Services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
         builder.Services.AddSingleton(SyncTokensFactory.Create);
         builder.Services.AddSingleton(SyncTokensFactory.CreateDeviceCursors);
         builder.Services.AddSingleton(SyncTokensFactory.Settings);
