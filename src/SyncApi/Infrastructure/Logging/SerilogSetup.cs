@@ -69,6 +69,12 @@ internal static class SerilogSetup
                     outputTemplate: DevelopmentTemplate, formatProvider: System.Globalization.CultureInfo.InvariantCulture))
                 : logger.WriteTo.Sink(new BufferedStdoutSink(ProductionFormatter()));
 
+            // With OTLP on: OpenTelemetry's logger provider, through Serilog's providers sink (TelemetryExtensions).
+            if (services.GetService<LoggerProviderCollection>() is { } providers)
+            {
+                logger = logger.WriteTo.Providers(providers);
+            }
+
             foreach (var sink in services.GetServices<ILogEventSink>())
             {
                 logger = logger.WriteTo.Sink(sink);
