@@ -8,6 +8,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Paging;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
+using Scalar.AspNetCore;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -15,6 +16,9 @@ namespace Kobo.Sync.SyncApi.Extensions;
 public static class DeviceApiExtensions
 {
     public const string OpenApiPath = "/openapi/v1.json";
+
+    /// <summary>The interactive API reference over the OpenAPI document (Scalar), served in Development only.</summary>
+    public const string ApiReferencePath = "/scalar";
 
     public static WebApplicationBuilder AddDeviceApis(this WebApplicationBuilder builder)
     {
@@ -63,6 +67,12 @@ public static class DeviceApiExtensions
     public static WebApplication MapDeviceApis(this WebApplication app)
     {
         app.MapOpenApi(OpenApiPath);
+        if (app.Environment.IsDevelopment())
+        {
+            // Reads the document above ({documentName} is v1); a page for developers, not for devices.
+            app.MapScalarApiReference(ApiReferencePath);
+        }
+
         app.MapUsersApi();
         app.MapChangesApi();
         app.MapDevicesApi();
