@@ -11,6 +11,7 @@ using Microsoft.Extensions.Options;
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Hosting;
 
 /// <summary>Settings bound and checked by <c>AddValidatedOptions</c>, read from the built container as the start reads them.</summary>
+[Trait("Category", "Fast")]
 public sealed class ValidatedOptionsTests
 {
     [Theory]
