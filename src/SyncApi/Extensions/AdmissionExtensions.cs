@@ -14,10 +14,7 @@ public static class AdmissionExtensions
     public static WebApplicationBuilder AddAdmissionControl(this WebApplicationBuilder builder)
     {
         var services = builder.Services;
-        services.AddSingleton<IValidateOptions<AdmissionOptions>, AdmissionOptionsValidator>();
-        services.AddOptions<AdmissionOptions>()
-            .Bind(builder.Configuration.GetSection(AdmissionOptions.SectionName))
-            .ValidateOnStart();
+        services.AddValidatedOptions<AdmissionOptions, AdmissionOptionsValidator>(AdmissionOptions.SectionName);
         services.AddSingleton<InstanceAdmission>();
         services.AddSingleton<DeviceLoads>();
         services.AddRateLimiter(_ => { });

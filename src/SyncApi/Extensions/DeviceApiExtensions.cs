@@ -9,6 +9,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Paging;
 using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
+using Scalar.AspNetCore;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -17,20 +18,18 @@ public static class DeviceApiExtensions
 {
     public const string OpenApiPath = "/openapi/v1.json";
 
+    /// <summary>The interactive API reference over the OpenAPI document (Scalar), served in Development only.</summary>
+    public const string ApiReferencePath = "/scalar";
+
     public static WebApplicationBuilder AddDeviceApis(this WebApplicationBuilder builder)
     {
-        builder.Services.AddSingleton<IValidateOptions<PagingOptions>, PagingOptionsValidator>();
-        builder.Services.AddOptions<PagingOptions>()
-            .Bind(builder.Configuration.GetSection(PagingOptions.SectionName))
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<PagingOptions, PagingOptionsValidator>(PagingOptions.SectionName);
         builder.Services.AddSingleton(PageCursorsFactory.CreateKey);
         builder.Services.AddSingleton(PageCursorsFactory.Create);
         builder.Services.AddSingleton(PageCursorsFactory.CreateBudget);
         builder.Services.AddSingleton<DeviceReads>();
-        builder.Services.AddOptions<SyncOptions>()
-            .Bind(builder.Configuration.GetSection(SyncOptions.SectionName))
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        // The conflict clock and the per-user limits (section Sync, shared with storage and live pull).
+        builder.Services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
         builder.Services.AddSingleton(SyncTokensFactory.Create);
         builder.Services.AddSingleton(SyncTokensFactory.CreateDeviceCursors);
         builder.Services.AddSingleton(SyncTokensFactory.Settings);
@@ -70,6 +69,12 @@ public static class DeviceApiExtensions
     public static WebApplication MapDeviceApis(this WebApplication app)
     {
         app.MapOpenApi(OpenApiPath);
+        if (app.Environment.IsDevelopment())
+        {
+            // Reads the document above ({documentName} is v1); a page for developers, not for devices.
+            app.MapScalarApiReference(ApiReferencePath);
+        }
+
         app.MapUsersApi();
         app.MapChangesApi();
         app.MapDevicesApi();

@@ -12,11 +12,7 @@ public static class DeviceAuthExtensions
 {
     public static WebApplicationBuilder AddDeviceAuth(this WebApplicationBuilder builder)
     {
-        builder.Services.AddSingleton<IValidateOptions<DeviceTokenOptions>, DeviceTokenOptionsValidator>();
-        builder.Services.AddOptions<DeviceTokenOptions>()
-            .Bind(builder.Configuration.GetSection(DeviceTokenOptions.SectionName))
-            .ValidateDataAnnotations()
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<DeviceTokenOptions, DeviceTokenOptionsValidator>(DeviceTokenOptions.SectionName);
         builder.Services.AddSingleton<DeviceTokenKeys>();
         builder.Services.AddSingleton<ValidatedTokenCache>();
         builder.Services.TryAddSingleton(DeviceRevocationList.FromSettings);

@@ -16,13 +16,10 @@ public static class KoboExtensions
 {
     public static WebApplicationBuilder AddKobo(this WebApplicationBuilder builder)
     {
-        builder.Services.AddSingleton<IValidateOptions<KoboOptions>, KoboOptionsValidator>();
-        builder.Services.AddOptions<KoboOptions>()
-            .Bind(builder.Configuration.GetSection(KoboOptions.SectionName))
+        builder.Services.AddValidatedOptions<KoboOptions, KoboOptionsValidator>(KoboOptions.SectionName)
             // The demo content origin, when not set: on for the demo run only (the embedded server, seeded).
             .PostConfigure<IOptions<StorageOptions>, IOptions<DemoOptions>>((kobo, storage, demo) =>
-                kobo.DemoContent ??= storage.Value.UsesEmbeddedServer && demo.Value.Seed)
-            .ValidateOnStart();
+                kobo.DemoContent ??= storage.Value.UsesEmbeddedServer && demo.Value.Seed);
         builder.Services.AddSingleton<PostgresKoboLinkStore>();
         builder.Services.AddSingleton<IKoboLinkStore, ResilientKoboLinkStore>();
         builder.Services.TryAddSingleton<KoboLinkCache>();

@@ -1,17 +1,20 @@
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Sync;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
 /// <summary>
 /// Live pull: devices that wait for changes (<see cref="ChangeWaiters"/>, <see cref="LivePull"/>, used by
 /// the REST pull's <c>wait</c> and gRPC <c>WatchChanges</c>) and the database listener that wakes them
-/// (<see cref="ChangeListener"/>). Its settings are in section <c>Sync</c> (validated with the device APIs).
+/// (<see cref="ChangeListener"/>). Its settings are in section <c>Sync</c>, bound here as well as by
+/// storage and the device APIs, which read it too.
 /// </summary>
 public static class LivePullExtensions
 {
     public static WebApplicationBuilder AddLivePull(this WebApplicationBuilder builder)
     {
+        builder.Services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
         builder.Services.AddSingleton<ChangeWaiters>();
         builder.Services.AddSingleton<QuietWaits>();
         builder.Services.AddSingleton<LivePull>();

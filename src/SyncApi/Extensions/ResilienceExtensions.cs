@@ -18,10 +18,7 @@ public static class ResilienceExtensions
             return builder;
         }
 
-        services.AddSingleton<IValidateOptions<ResilienceOptions>, ResilienceOptionsValidator>();
-        services.AddOptions<ResilienceOptions>()
-            .Bind(builder.Configuration.GetSection(ResilienceOptions.SectionName))
-            .ValidateOnStart();
+        services.AddValidatedOptions<ResilienceOptions, ResilienceOptionsValidator>(ResilienceOptions.SectionName);
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton<IResilienceEvents, LoggingResilienceEvents>();
         services.AddSingleton(sp => new StoragePipelines(

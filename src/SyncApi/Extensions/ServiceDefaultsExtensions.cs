@@ -21,10 +21,7 @@ public static class ServiceDefaultsExtensions
     {
         builder.AddSerilogLogging();
 
-        builder.Services.AddSingleton<IValidateOptions<EndpointsOptions>, EndpointsOptionsValidator>();
-        builder.Services.AddOptions<EndpointsOptions>()
-            .Bind(builder.Configuration.GetSection(EndpointsOptions.SectionName))
-            .ValidateOnStart();
+        builder.Services.AddValidatedOptions<EndpointsOptions, EndpointsOptionsValidator>(EndpointsOptions.SectionName);
         builder.Services.AddSingleton<IConfigureOptions<KestrelServerOptions>, KestrelEndpointsSetup>();
 
         builder.Services.AddProblemDetails(options => options.CustomizeProblemDetails = context =>

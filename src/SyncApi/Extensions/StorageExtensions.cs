@@ -21,13 +21,10 @@ public static class StorageExtensions
     {
         builder.AddResilience();
         var services = builder.Services;
-        services.AddSingleton<IValidateOptions<StorageOptions>, StorageOptionsValidator>();
-        services.AddOptions<StorageOptions>()
-            .Bind(builder.Configuration.GetSection(StorageOptions.SectionName))
-            .ValidateOnStart();
-        services.AddOptions<DemoOptions>()
-            .Bind(builder.Configuration.GetSection(DemoOptions.SectionName))
-            .ValidateOnStart();
+        services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName);
+        services.AddValidatedOptions<DemoOptions>(DemoOptions.SectionName);
+        // The stores read Sync:LivePull (whether a push notifies), the purge jobs its retention and batches.
+        services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
 
         services.AddSingleton<StorageConnection>();
         services.AddSingleton(sp => StorageDataSource.Create(sp.GetRequiredService<StorageConnection>().GetConnectionString()));
@@ -38,11 +35,7 @@ public static class StorageExtensions
                 : sp.GetRequiredService<NpgsqlDataSource>());
         services.AddSingleton<StorageReadiness>();
         services.AddSingleton<SchemaMigrator>();
-        services.AddOptions<ReadCoalescingOptions>()
-            .Bind(builder.Configuration.GetSection(ReadCoalescingOptions.SectionName))
-            .Validate(o => o.MaxBatchesInFlight >= 1, "Storage:Coalescing:MaxBatchesInFlight must be at least 1.")
-            .Validate(o => o.MaxBatchSize is >= 1 and <= 1000, "Storage:Coalescing:MaxBatchSize must be between 1 and 1000.")
-            .ValidateOnStart();
+        services.AddValidatedOptions<ReadCoalescingOptions>(ReadCoalescingOptions.SectionName);
         services.AddSingleton(sp => new ReadCoalescer(
             sp.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey),
             sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,

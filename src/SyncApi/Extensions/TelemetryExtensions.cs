@@ -4,11 +4,10 @@ using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry.Prometheus;
 using Npgsql;
 using OpenTelemetry;
-using OpenTelemetry.Logs;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
 using OpenTelemetry.Trace;
-using Serilog.Core;
+using Serilog.Extensions.Logging;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -80,15 +79,25 @@ public static class TelemetryExtensions
         if (IsOtlpEnabled(configuration))
         {
             // Endpoint, protocol and headers come from the standard OTEL_EXPORTER_OTLP_* variables.
+            var loggerProviders = services.Where(d => d.ServiceType == typeof(ILoggerProvider)).ToList();
             otel.WithTracing().WithLogging().UseOtlpExporter();
 
-            // Serilog's events, filtered and redacted, go to the SDK's logger provider and leave by OTLP;
-            // the provider takes nothing from Microsoft.Extensions.Logging directly, which would skip the redaction.
-            builder.Logging.AddFilter<OpenTelemetryLoggerProvider>(category: null, LogLevel.None);
-            services.AddSingleton<ILogEventSink, OpenTelemetryLogSink>();
+            // Serilog's events, filtered and redacted, are the only logs that leave by OTLP: OpenTelemetry's
+            // logger provider is taken out of Microsoft.Extensions.Logging (whose events would skip the
+            // redaction) and handed to Serilog's providers sink (WriteTo.Providers, in SerilogSetup).
+            var openTelemetryProvider = services.Single(d => d.ServiceType == typeof(ILoggerProvider) && !loggerProviders.Contains(d));
+            services.Remove(openTelemetryProvider);
+            services.AddSingleton(sp => SerilogProviders((ILoggerProvider)openTelemetryProvider.ImplementationFactory!(sp)));
         }
 
         return builder;
+    }
+
+    private static LoggerProviderCollection SerilogProviders(ILoggerProvider provider)
+    {
+        var providers = new LoggerProviderCollection();
+        providers.AddProvider(provider);
+        return providers;
     }
 
     /// <summary>

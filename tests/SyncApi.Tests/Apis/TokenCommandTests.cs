@@ -65,4 +65,38 @@ public sealed class TokenCommandTests : IDisposable
         Assert.Equal(2, TokenCommand.Run(empty, ["token", "--user", "12"], TextWriter.Null, error));
         Assert.Contains("Auth:SigningKey", error.ToString(), StringComparison.Ordinal);
     }
+
+    [Fact]
+    public void HelpListsTheOptionsAndMintsNothing()
+    {
+        using var output = new StringWriter();
+        Assert.Equal(0, TokenCommand.Run(Configuration, ["token", "--help"], output, TextWriter.Null));
+        foreach (var option in new[] { "--user", "--users", "--device", "--hours", "--kobo-link" })
+        {
+            Assert.Contains(option, output.ToString(), StringComparison.Ordinal);
+        }
+
+        Assert.DoesNotContain("eyJ", output.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void HoursWithoutAValueIsRefusedNamingTheOptionRatherThanDropped()
+    {
+        using var output = new StringWriter();
+        using var error = new StringWriter();
+        Assert.Equal(2, TokenCommand.Run(Configuration, ["token", "--user", "5", "--hours"], output, error));
+        Assert.Empty(output.ToString());
+        Assert.Contains("--hours", error.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void ABadSettingStopsTheCommandNamingTheKey()
+    {
+        using var error = new StringWriter();
+        var configuration = new ConfigurationBuilder()
+            .AddInMemoryCollection(new Dictionary<string, string?> { ["Auth:SigningKey"] = TestTokens.SigningKey, ["Auth:MaxTokenLifetimeHours"] = "0" })
+            .Build();
+        Assert.Equal(2, TokenCommand.Run(configuration, ["token", "--user", "12"], TextWriter.Null, error));
+        Assert.Contains("Auth:MaxTokenLifetimeHours must be from 1 to 8760", error.ToString(), StringComparison.Ordinal);
+    }
 }

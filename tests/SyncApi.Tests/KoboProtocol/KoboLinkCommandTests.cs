@@ -73,4 +73,26 @@ public sealed class KoboLinkCommandTests(KoboServiceDatabase db) : IClassFixture
         Assert.Equal(1, await KoboLinkCommand.RunAsync(Configuration(), ["token", "--kobo-link", "--user", "987654"], TextWriter.Null, error, TestTimeout.Token));
         Assert.Contains("does not exist", error.ToString(), StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task HelpListsTheOptionsAndMakesNoLink()
+    {
+        using var output = new StringWriter();
+
+        Assert.Equal(0, await KoboLinkCommand.RunAsync(Configuration(), ["token", "--kobo-link", "--help"], output, TextWriter.Null, TestTimeout.Token));
+        Assert.Contains("--kobo-link", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--user", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--device", output.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("/kobo/", output.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ABadKoboSettingStopsTheCommandNamingTheKey()
+    {
+        using var error = new StringWriter();
+
+        Assert.Equal(2, await KoboLinkCommand.RunAsync(
+            Configuration(new() { ["Kobo:PublicBaseUrl"] = "sync.example.org" }), ["token", "--kobo-link", "--user", "1"], TextWriter.Null, error, TestTimeout.Token));
+        Assert.Contains("Kobo:PublicBaseUrl", error.ToString(), StringComparison.Ordinal);
+    }
 }

@@ -1,3 +1,5 @@
+using System.ComponentModel.DataAnnotations;
+
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
 /// <summary>How much work the service takes on at once, and how fast one device may call (section <c>Admission</c>).</summary>
@@ -6,33 +8,40 @@ public sealed class AdmissionOptions
     public const string SectionName = "Admission";
 
     /// <summary>Device requests served at the same time by this instance.</summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:ConcurrencyLimit must be at least {1}.")]
     public int ConcurrencyLimit { get; set; } = 128;
 
     /// <summary>
     /// Requests that may wait for a free slot, oldest first; beyond that they are refused at once
     /// (503), so memory and queueing delay stay bounded under overload.
     /// </summary>
+    [Range(0, int.MaxValue, ErrorMessage = "Admission:QueueLimit must be at least {1}.")]
     public int QueueLimit { get; set; } = 128;
 
     /// <summary>Sustained requests per second one device (token <c>did</c>) may make...</summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:PerDeviceRequestsPerSecond must be at least {1}.")]
     public int PerDeviceRequestsPerSecond { get; set; } = 10;
 
     /// <summary>...and the burst it may make above that.</summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:PerDeviceBurst must be at least {1}.")]
     public int PerDeviceBurst { get; set; } = 20;
 
     /// <summary>
     /// Sustained requests per second one Kobo link may make: a Kobo e-reader pulls its library in pages
     /// of 100 back to back (600 pages for 60,000 books), so it has a bucket of its own...
     /// </summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:PerKoboLinkRequestsPerSecond must be at least {1}.")]
     public int PerKoboLinkRequestsPerSecond { get; set; } = 50;
 
     /// <summary>...and the burst it may make above that.</summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:PerKoboLinkBurst must be at least {1}.")]
     public int PerKoboLinkBurst { get; set; } = 100;
 
     /// <summary>
     /// The least <c>Retry-After</c> given when the service as a whole is over capacity; each refusal gets
     /// a random time from it to twice it, so that devices refused together do not come back together.
     /// </summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:OverloadRetryAfterMs must be at least {1}.")]
     public int OverloadRetryAfterMs { get; set; } = 1000;
 
     /// <summary>
@@ -40,6 +49,7 @@ public sealed class AdmissionOptions
     /// byte of its answer (a live pull included, a gRPC <c>WatchChanges</c> stream not); beyond that it
     /// is refused at once (429), so one device's slow network can only hold its own share.
     /// </summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:PerDeviceConcurrentRequests must be at least {1}.")]
     public int PerDeviceConcurrentRequests { get; set; } = 8;
 
     /// <summary>
@@ -47,6 +57,7 @@ public sealed class AdmissionOptions
     /// until their request ends: at least the largest body an endpoint accepts (Kestrel's 30,000,000 bytes
     /// for a REST push), so any single request fits.
     /// </summary>
+    [Range(typeof(long), "65536", "9223372036854775807", ErrorMessage = "Admission:PerDeviceBodyBytes must be at least {1}.")]
     public long PerDeviceBodyBytes { get; set; } = 32L * 1024 * 1024;
 
     /// <summary>Bytes of request bodies this instance holds at once for all devices; past it a body is refused (503).</summary>
@@ -57,14 +68,18 @@ public sealed class AdmissionOptions
     /// its size at <see cref="AnswerMinBytesPerSecond"/>; a device that takes longer loses the connection
     /// (HTTP/1.1) or the stream (HTTP/2), and the answer's memory is given back.
     /// </summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:AnswerWriteGraceMs must be at least {1}.")]
     public int AnswerWriteGraceMs { get; set; } = 10_000;
 
     /// <summary>The slowest a device may take its answer, past <see cref="AnswerWriteGraceMs"/>.</summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:AnswerMinBytesPerSecond must be at least {1}.")]
     public int AnswerMinBytesPerSecond { get; set; } = 32 * 1024;
 
     /// <summary>Anonymous health <c>Watch</c> streams open at once on this instance; past it Watch answers RESOURCE_EXHAUSTED.</summary>
+    [Range(0, int.MaxValue, ErrorMessage = "Admission:HealthWatchLimit must be at least {1}.")]
     public int HealthWatchLimit { get; set; } = 16;
 
     /// <summary>The longest a health <c>Watch</c> stream lasts (it ends with DEADLINE_EXCEEDED; the caller watches again).</summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:HealthWatchMaxSeconds must be at least {1}.")]
     public int HealthWatchMaxSeconds { get; set; } = 300;
 }

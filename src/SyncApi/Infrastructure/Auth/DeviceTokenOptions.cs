@@ -17,14 +17,14 @@ public sealed class DeviceTokenOptions
     /// <summary>A PEM public key (RSA or EC P-256) that verifies RS256 or ES256 tokens; overrides <see cref="SigningKey"/> for validation.</summary>
     public string? PublicKeyPem { get; set; }
 
-    [Required]
+    [Required(ErrorMessage = "Auth:Issuer must be set.")]
     public string Issuer { get; set; } = "kobo-sync";
 
-    [Required]
+    [Required(ErrorMessage = "Auth:Audience must be set.")]
     public string Audience { get; set; } = "kobo-devices";
 
     /// <summary>Tolerated difference between the issuer's and this server's clocks.</summary>
-    [Range(0, 600)]
+    [Range(0, 600, ErrorMessage = "Auth:ClockSkewSeconds must be from {1} to {2}.")]
     public int ClockSkewSeconds { get; set; } = 30;
 
     /// <summary>

@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Logging;
 using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Configuration.Memory;
 
@@ -16,20 +17,10 @@ internal static partial class ServiceSettings
     private const string ContentRootKey = "contentRoot";
 
     /// <summary>
-    /// Defaults that have no options class of their own: the log levels. Without them every ASP.NET Core
-    /// Information event (several per request) would be written. Grpc.AspNetCore's call handler logs
-    /// at Error a request message it cannot parse (the caller's fault, answered INVALID_ARGUMENT), which
-    /// a caller could repeat to flood the log; every failure of the service's own handlers is logged
-    /// by <c>GrpcErrorInterceptor</c> instead.
+    /// Defaults that have no options class of their own: the log levels, kept with the rest of the
+    /// logging setup (<see cref="SerilogSetup.DefaultLevels"/>).
     /// </summary>
-    internal static readonly IReadOnlyDictionary<string, string?> Defaults = new Dictionary<string, string?>
-    {
-        ["Serilog:MinimumLevel:Default"] = "Information",
-        ["Serilog:MinimumLevel:Override:Microsoft.AspNetCore"] = "Warning",
-        ["Serilog:MinimumLevel:Override:Microsoft.Hosting.Lifetime"] = "Information",
-        ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.DeviceTokenHandler"] = "Warning",
-        ["Serilog:MinimumLevel:Override:Grpc.AspNetCore.Server.ServerCallHandler"] = "Fatal",
-    };
+    internal static IReadOnlyDictionary<string, string?> Defaults => SerilogSetup.DefaultLevels;
 
     public static WebApplicationBuilder CreateBuilder(string[] args)
     {

@@ -1,7 +1,9 @@
+using System.CommandLine;
 using System.Globalization;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
@@ -23,38 +25,64 @@ public static class KoboLinkCommand
 {
     public const string Option = "--kobo-link";
 
+    private const string UsageLine = "usage: token --kobo-link --user N [--device ID]";
+
     public static bool IsRequested(string[] args) => TokenCommand.IsRequested(args) && args.Contains(Option);
 
-    public static async Task<int> RunAsync(IConfiguration configuration, string[] args, TextWriter output, TextWriter error, CancellationToken cancellationToken = default)
+    public static Task<int> RunAsync(IConfiguration configuration, string[] args, TextWriter output, TextWriter error, CancellationToken cancellationToken = default) =>
+        CommandLines.InvokeAsync(CommandLines.Root(Create(configuration, output, error)), args, output, error, UsageLine, cancellationToken);
+
+    private static Command Create(IConfiguration configuration, TextWriter output, TextWriter error)
     {
-        string? userText = null;
-        var device = "dev-1";
-        var rest = args.Where(a => a != Option).ToArray();
-        for (var i = 1; i < rest.Length - 1; i += 2)
+        var koboLink = new Option<bool>(Option) { Description = "Make a Kobo link rather than a token.", Required = true };
+        var userOption = new Option<string>("--user") { Description = "The user number (above 0) the link is for.", Required = true };
+        var deviceOption = new Option<string>("--device") { Description = "The device id of the e-reader the link is for.", DefaultValueFactory = _ => "dev-1" };
+        var command = new Command(TokenCommand.Name,
+            "With --kobo-link: make a Kobo link for the user's device in the configured database and print the api_endpoint for Kobo eReader.conf.")
         {
-            switch (rest[i])
+            koboLink, userOption, deviceOption,
+        };
+        userOption.Validators.Add(result =>
+        {
+            if (result.GetValueOrDefault<string>() is { } text && !UserNo.TryParse(text, out _))
             {
-                case "--user": userText = rest[i + 1]; break;
-                case "--device": device = rest[i + 1]; break;
-                default: return Usage(error, $"Unknown or invalid option '{rest[i]} {rest[i + 1]}'.");
+                result.AddError($"--user must be a whole number above 0; it was '{text}'.");
             }
-        }
-
-        if (rest.Length % 2 == 0 || userText is null || !UserNo.TryParse(userText, out var user))
+        });
+        deviceOption.Validators.Add(result =>
         {
-            return Usage(error, "Give --user N.");
-        }
-
-        if (!DeviceIds.IsValid(device))
+            if (result.GetValueOrDefault<string>() is { } device && !DeviceIds.IsValid(device))
+            {
+                result.AddError($"--device must be {DeviceIds.Rule}.");
+            }
+        });
+        command.SetAction((parse, cancellationToken) =>
         {
-            return Usage(error, $"--device must be {DeviceIds.Rule}.");
-        }
+            _ = UserNo.TryParse(parse.GetValue(userOption), out var user);
+            return LinkAsync(configuration, user, parse.GetValue(deviceOption)!, output, error, cancellationToken);
+        });
+        return command;
+    }
 
-        var kobo = configuration.GetSection(KoboOptions.SectionName).Get<KoboOptions>() ?? new KoboOptions();
-        var endpoints = configuration.GetSection(EndpointsOptions.SectionName).Get<EndpointsOptions>() ?? new EndpointsOptions();
-        var storage = configuration.GetSection(StorageOptions.SectionName).Get<StorageOptions>() ?? new StorageOptions();
-        var sync = configuration.GetSection(SyncOptions.SectionName).Get<SyncOptions>() ?? new SyncOptions();
-        var tokens = configuration.GetSection(DeviceTokenOptions.SectionName).Get<DeviceTokenOptions>() ?? new DeviceTokenOptions();
+    private static async Task<int> LinkAsync(IConfiguration configuration, UserNo user, string device, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    {
+        using var settings = new CommandSettings(configuration, services =>
+        {
+            services.AddValidatedOptions<KoboOptions, KoboOptionsValidator>(KoboOptions.SectionName);
+            services.AddValidatedOptions<EndpointsOptions, EndpointsOptionsValidator>(EndpointsOptions.SectionName);
+            services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName);
+            services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
+            // The lifetimes only: no signing key is needed to make a link.
+            services.AddValidatedOptions<DeviceTokenOptions>(DeviceTokenOptions.SectionName);
+        });
+        if (!settings.TryGet<KoboOptions>(error, out var kobo)
+            || !settings.TryGet<EndpointsOptions>(error, out var endpoints)
+            || !settings.TryGet<StorageOptions>(error, out var storage)
+            || !settings.TryGet<SyncOptions>(error, out var sync)
+            || !settings.TryGet<DeviceTokenOptions>(error, out var tokens))
+        {
+            return CommandLines.BadArguments;
+        }
 
         await using var connection = new StorageConnection(Options.Create(storage), NullLogger<EmbeddedPostgres>.Instance);
         await using var dataSource = StorageDataSource.Create(await connection.GetConnectionStringAsync(cancellationToken));
@@ -72,12 +100,5 @@ public static class KoboLinkCommand
         var baseUrl = kobo.PublicBase?.GetLeftPart(UriPartial.Path).TrimEnd('/') ?? endpoints.Rest.TrimEnd('/');
         output.WriteLine(baseUrl + "/kobo/" + secret);
         return 0;
-    }
-
-    private static int Usage(TextWriter error, string message)
-    {
-        error.WriteLine(message);
-        error.WriteLine("usage: token --kobo-link --user N [--device ID]");
-        return 2;
     }
 }
