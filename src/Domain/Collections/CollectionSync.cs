@@ -1,7 +1,8 @@
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.Collections;
 
@@ -14,7 +15,7 @@ namespace Kobo.Sync.Domain.Collections;
 public sealed class CollectionSync(ICollectionStore store, SyncSettings settings, TimeProvider clock, PageBudget budget)
 {
     /// <summary>The most operations one push holds, as for highlight changes.</summary>
-    public const int MaxBatchSize = DeviceSync.MaxBatchSize;
+    public const int MaxBatchSize = HighlightSync.MaxBatchSize;
 
     public const string CursorField = "cursor";
 

@@ -1,5 +1,5 @@
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.Collections;
 

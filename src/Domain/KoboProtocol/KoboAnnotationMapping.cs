@@ -1,7 +1,7 @@
 using System.Text.Json;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.KoboProtocol;
 

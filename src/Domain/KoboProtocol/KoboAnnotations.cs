@@ -1,19 +1,20 @@
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.KoboProtocol;
 
 /// <summary>
 /// The reading-services calls of a Kobo device, on the service's own highlights (docs/kobo.md,
-/// "Annotations" and "Never wiping a device"). A PATCH is a push through <see cref="DeviceSync"/>:
+/// "Annotations" and "Never wiping a device"). A PATCH is a push through <see cref="HighlightSync"/>:
 /// idempotent, last writer wins per field with the skew clamp, deletions become tombstones. A device
 /// replaces its whole set of a book's annotations with what a download answers, and downloads a book
 /// only when <c>checkforchanges</c> names it; so a book is named only when the device's set is known
 /// to come from this service and nothing the device sent was withheld.
 /// </summary>
-public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store, TimeProvider clock)
+public sealed class KoboAnnotations(HighlightSync sync, IKoboAnnotationStore store, TimeProvider clock)
 {
     /// <summary>The most annotations (updated plus deleted) one PATCH may carry.</summary>
     public const int MaxPatchItems = 2_000;
@@ -87,7 +88,7 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
         }
 
         var rejected = false;
-        foreach (var chunk in changes.Chunk(DeviceSync.MaxBatchSize))
+        foreach (var chunk in changes.Chunk(HighlightSync.MaxBatchSize))
         {
             var pushed = await sync.PushAsync(caller, caller.User, chunk.Select(c => (PushedChange?)c.Change).ToArray(), cancellationToken)
                 .ConfigureAwait(false);

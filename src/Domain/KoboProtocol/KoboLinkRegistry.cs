@@ -1,7 +1,8 @@
 using System.Globalization;
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.KoboProtocol;
 

@@ -1,4 +1,4 @@
-using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.Domain.ChangeFeed;
 
 namespace Kobo.Sync.Domain.ReadingStates;
 

@@ -1,6 +1,6 @@
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.ReadingStates;
 

@@ -1,6 +1,6 @@
 using System.Globalization;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.Domain.Text;
 
 namespace Kobo.Sync.Domain.ReadingStates;

@@ -1,6 +1,6 @@
 using System.Text;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.Requests;
 

@@ -1,9 +1,9 @@
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Http.HttpResults;
 
@@ -34,7 +34,7 @@ internal static class ChangesApi
 
     // Written with SyncJsonContext's own options, so absent fields are left out rather than sent as null.
     private static async Task<JsonHttpResult<PushResponse>> PushChanges(
-        string userNo, PushRequest? body, HttpContext context, DeviceSync sync, SyncMetrics metrics, CancellationToken cancellationToken)
+        string userNo, PushRequest? body, HttpContext context, HighlightSync sync, SyncMetrics metrics, CancellationToken cancellationToken)
     {
         var results = await sync.PushAsync(
             context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), cancellationToken);
@@ -48,12 +48,12 @@ internal static class ChangesApi
     /// answered at once with <c>Retry-After</c>: when to wait again.
     /// </summary>
     private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
-        string userNo, string? since, string? pageSize, string? wait, HttpContext context, DeviceSync sync, LivePull live,
+        string userNo, string? since, string? pageSize, string? wait, HttpContext context, HighlightSync sync, LivePull live,
         DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics, CancellationToken cancellationToken)
     {
         var caller = context.Caller();
         var user = RequestIds.User(userNo);
-        var size = DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize);
+        var size = DeviceRequest.PageSize(pageSize, HighlightSync.MaxPageSize);
         var waitSeconds = LiveRequests.WaitSeconds(wait);
         SyncChangePage page;
         // A live request passed admission without a slot (it takes one per pull); any other holds one already.

@@ -1,7 +1,7 @@
 using System.Text.Json.Serialization;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 using Microsoft.AspNetCore.Http.HttpResults;
 using Microsoft.AspNetCore.OpenApi;
 using Microsoft.OpenApi;

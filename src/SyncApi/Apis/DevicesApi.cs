@@ -1,7 +1,6 @@
 using System.Text.Json.Serialization;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;

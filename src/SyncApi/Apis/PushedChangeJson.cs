@@ -1,5 +1,6 @@
 using System.Text.Json.Serialization;
-using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Highlights;
 using Microsoft.AspNetCore.OpenApi;
 using Microsoft.OpenApi;
 

@@ -1,6 +1,6 @@
 using System.Text.Json.Serialization;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.ReadingStates;
-using Kobo.Sync.Domain.Sync;
 using Microsoft.AspNetCore.OpenApi;
 using Microsoft.OpenApi;
 

@@ -1,6 +1,6 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.Domain.Highlights;
 
 namespace Kobo.Sync.SyncApi.Apis;
 

@@ -1,12 +1,12 @@
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Devices;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Apis;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using Scalar.AspNetCore;
@@ -34,7 +34,7 @@ public static class DeviceApiExtensions
         builder.Services.AddSingleton(SyncTokensFactory.CreateDeviceCursors);
         builder.Services.AddSingleton(SyncTokensFactory.Settings);
         builder.Services.TryAddSingleton(TimeProvider.System);
-        builder.Services.AddSingleton<DeviceSync>();
+        builder.Services.AddSingleton<HighlightSync>();
         builder.Services.AddSingleton<DeviceRegistry>();
         builder.Services.AddSingleton<ReadingStateSync>();
         builder.Services.AddSingleton<CollectionSync>();

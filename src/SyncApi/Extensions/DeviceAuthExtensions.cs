@@ -1,4 +1,4 @@
-using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authorization;

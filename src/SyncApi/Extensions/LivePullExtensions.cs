@@ -1,6 +1,5 @@
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 

@@ -1,6 +1,8 @@
 using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
-using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Devices;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 
@@ -9,7 +11,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// <summary>Maps device sync between the gRPC messages and the application's types, field for field with REST.</summary>
 internal static class SyncGrpcChanges
 {
-    public static Domain.Sync.PushedChange ToDomain(V1.PushedChange change) => new(
+    public static Domain.Highlights.PushedChange ToDomain(V1.PushedChange change) => new(
         change.Op,
         // proto3 has no absent scalar: 0 is "not given", which validation rejects like a missing bookNo.
         change.BookNo == 0 ? null : change.BookNo.ToString(CultureInfo.InvariantCulture),
@@ -24,7 +26,7 @@ internal static class SyncGrpcChanges
         change.ModifiedAt is { } at ? DeviceTime.FromUnix(at.Seconds, at.Nanos) : null,
         change.HasLocation ? change.Location : null);
 
-    public static PushChangesResponse ToMessage(IReadOnlyList<Domain.Sync.ChangeResult> results)
+    public static PushChangesResponse ToMessage(IReadOnlyList<Domain.ChangeFeed.ChangeResult> results)
     {
         var message = new PushChangesResponse();
         foreach (var result in results)
@@ -72,7 +74,7 @@ internal static class SyncGrpcChanges
                 continue;
             }
 
-            changes.Add(change.Kind == Domain.Sync.SyncChange.EntitlementKind
+            changes.Add(change.Kind == Domain.Highlights.SyncChange.EntitlementKind
                 ? new V1.SyncChange
                 {
                     Entitlement = new EntitlementChange
@@ -115,7 +117,7 @@ internal static class SyncGrpcChanges
         return message;
     }
 
-    private static HighlightChange ToMessage(Domain.Sync.SyncChange change)
+    private static HighlightChange ToMessage(Domain.Highlights.SyncChange change)
     {
         var highlight = new HighlightChange
         {

@@ -1,7 +1,7 @@
 using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Grpc;

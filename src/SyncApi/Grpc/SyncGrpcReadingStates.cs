@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.ReadingStates;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Grpc;

@@ -2,30 +2,29 @@ using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Devices;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Authorization;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
-/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/>, <see cref="DeviceRegistry"/>,
+/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="HighlightSync"/>, <see cref="DeviceRegistry"/>,
 /// <see cref="ReadingStateSync"/>, <see cref="CollectionSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
 /// to the contract's messages. A call without a valid token never gets here: the authorization
 /// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
 /// </summary>
 [Authorize]
 internal sealed class SyncGrpcService(
-    DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics,
+    DeviceReads reads, HighlightSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics,
     ReadingStateSync readingStates, KoboLinkRegistry koboLinks, CollectionSync collections, DeviceRegistry devices)
     : SyncService.SyncServiceBase
 {

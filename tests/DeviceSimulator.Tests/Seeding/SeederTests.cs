@@ -1,5 +1,4 @@
 using Kobo.Sync.DeviceSimulator.Seeding;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;

@@ -1,6 +1,6 @@
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoboProtocol;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.Domain.Tests.KoboProtocol;
 

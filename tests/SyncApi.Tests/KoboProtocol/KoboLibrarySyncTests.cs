@@ -1,7 +1,7 @@
 using System.Net;
 using System.Text.Json;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;

@@ -254,7 +254,7 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
             await age.ExecuteNonQueryAsync(TestTimeout.Token);
         }
 
-        await new Kobo.Sync.SyncApi.Infrastructure.Storage.TombstonePurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(-90), 100, TestTimeout.Token);
+        await new Kobo.Sync.SyncApi.Infrastructure.Storage.Purges.TombstonePurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(-90), 100, TestTimeout.Token);
         var (items, _, _) = await kobo.SyncAsync(before);
 
         // A full sync: every owned book is entitled again.

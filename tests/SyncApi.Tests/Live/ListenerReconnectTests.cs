@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Live.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -1,9 +1,10 @@
 using System.Text.Json;
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Microsoft.Extensions.Options;
 

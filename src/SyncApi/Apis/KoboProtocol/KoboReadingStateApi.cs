@@ -1,9 +1,9 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.ReadingStates;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.SyncApi.Apis.KoboProtocol;
 

@@ -1,8 +1,8 @@
 using System.Text.Json;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 
 namespace Kobo.Sync.SyncApi.Apis.KoboProtocol;
 

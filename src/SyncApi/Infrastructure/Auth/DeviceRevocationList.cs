@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Sync;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;

@@ -1,15 +1,15 @@
 using System.CommandLine;
 using System.Globalization;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoboProtocol;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 

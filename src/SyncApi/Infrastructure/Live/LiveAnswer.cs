@@ -1,4 +1,4 @@
-using Kobo.Sync.Domain.Sync;
+using Kobo.Sync.Domain.Highlights;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 

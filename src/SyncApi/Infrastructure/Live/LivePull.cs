@@ -1,11 +1,11 @@
 using System.Diagnostics;
 using System.Threading.RateLimiting;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 
@@ -13,7 +13,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 
 /// <summary>
 /// Live pull, shared by REST (a pull with <c>wait</c>) and gRPC (<c>WatchChanges</c>): pull as
-/// <see cref="DeviceSync"/> always does, and when the device is up to date, wait for a change of its user
+/// <see cref="HighlightSync"/> always does, and when the device is up to date, wait for a change of its user
 /// to commit instead of answering an empty page. The device is registered in <see cref="ChangeWaiters"/>
 /// before its first pull (so no commit slips between the pull and the wait), sleeps holding no database
 /// connection and no admission slot, and pulls again when the change listener says a change numbered
@@ -21,7 +21,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 /// (<see cref="InstanceAdmission"/>) and a fresh database budget, like a request of its own.
 /// </summary>
 public sealed class LivePull(
-    DeviceSync sync,
+    HighlightSync sync,
     ChangeWaiters waiters,
     QuietWaits quiet,
     InstanceAdmission admission,

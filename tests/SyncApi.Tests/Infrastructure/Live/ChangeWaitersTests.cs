@@ -1,6 +1,6 @@
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
-using Kobo.Sync.SyncApi.Infrastructure.Sync;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Live;

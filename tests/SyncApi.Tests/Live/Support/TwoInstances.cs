@@ -114,7 +114,7 @@ public class TwoInstances : PostgresDatabase
 
     /// <summary>Waits until the instance's change listener listens (it starts after the service).</summary>
     private static Task WaitListeningAsync(SyncGrpcTestHost host) =>
-        EventuallyAsync(() => host.Services.GetRequiredService<Kobo.Sync.SyncApi.Infrastructure.Storage.ChangeListener>().IsListening, "the change listener listens");
+        EventuallyAsync(() => host.Services.GetRequiredService<Kobo.Sync.SyncApi.Infrastructure.Live.ChangeListener>().IsListening, "the change listener listens");
 
     /// <summary>Runs <paramref name="sql"/> on the server's maintenance database (outside this one).</summary>
     public static async Task AdminAsync(string sql, params object[] parameters)

@@ -1,3 +1,5 @@
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
+
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
 /// <summary>

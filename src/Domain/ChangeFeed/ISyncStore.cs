@@ -1,0 +1,79 @@
+using Kobo.Sync.Domain.Devices;
+using Kobo.Sync.Domain.Highlights;
+using Kobo.Sync.Domain.Ids;
+
+namespace Kobo.Sync.Domain.ChangeFeed;
+
+/// <summary>The writes and the change feed of device sync, as the store must provide them. Implemented by the storage adapter.</summary>
+public interface ISyncStore
+{
+    /// <summary>
+    /// One write transaction for one user: takes the user's change sequence (serialising the user's
+    /// writes) and reads the user's <see cref="HighlightHoldings"/>, loads the stored states of
+    /// <paramref name="ids"/> (absent when not stored), lets <paramref name="decide"/> choose the states to
+    /// store (an exception it throws stores nothing), and stores them with fresh sequence numbers and server
+    /// versions as decided, changing the holdings by <see cref="HighlightHoldings.Change"/>. False when the user does not exist.
+    /// </summary>
+    Task<bool> ApplyAsync(
+        UserNo user,
+        IReadOnlyCollection<HighlightId> ids,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
+        CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
+    /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after <paramref name="after"/>, each kind in its position order, with the user's change
+    /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
+    /// The highlights may stop early, by <see cref="Reading.PageBudget.SizeOf(SyncChange)"/>: at least the
+    /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
+    /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
+    /// within the budget cannot take them all; the ones left out are never needed. The collections stop early
+    /// the same way, by their name and books.
+    /// </summary>
+    Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken);
+
+    /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
+    Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.
+    /// A device new to a user who has <see cref="DeviceBounds.MaxDevices"/> makes room by dropping the
+    /// least recently seen devices whose revocation is not in force (never refused).
+    /// </summary>
+    Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Up to <paramref name="limit"/> of the user's devices after <paramref name="after"/> (from the
+    /// first when null), most recently synced first (never pulled last), then by id; null when the user
+    /// does not exist.
+    /// </summary>
+    Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken);
+
+    /// <summary>
+    /// Marks a device the user has revoked (a device revoked again takes the later time), unless the
+    /// device is unknown or the user already holds <see cref="DeviceBounds.MaxRevoked"/> other
+    /// revocations in force. Creates no device.
+    /// </summary>
+    Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken);
+}
+
+/// <summary>
+/// Changes read from the store, each with its sequence number. <see cref="CommittedSeq"/> is the
+/// user's change sequence read before the changes: every change numbered up to it was committed
+/// and so visible to the reads that followed.
+/// </summary>
+public sealed record StoredChanges(
+    IReadOnlyList<(long Seq, HighlightState State)> Highlights,
+    IReadOnlyList<(long Seq, EntitlementState State)> Entitlements,
+    long CommittedSeq,
+    long PurgedHighlightSeq)
+{
+    /// <summary>Reading state changes, in (seq, book) order.</summary>
+    public IReadOnlyList<(long Seq, ReadingStates.ReadingState State)> ReadingStates { get; init; } = [];
+
+    /// <summary>The purged collection tombstones' highest seq (0 when none), read with the highlights' horizon.</summary>
+    public long PurgedCollectionSeq { get; init; }
+
+    /// <summary>Collection changes (the whole current collection), in (seq, collection id) order.</summary>
+    public IReadOnlyList<(long Seq, Collections.Collection Collection)> Collections { get; init; } = [];
+}

@@ -1,0 +1,176 @@
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Devices;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
+
+namespace Kobo.Sync.Domain.Highlights;
+
+/// <summary>
+/// Device sync, shared by REST and gRPC: the push of highlight changes (validation, then
+/// <see cref="ConflictRules"/> inside one store transaction) and the delta pull (keyset pages over the
+/// user's change sequence, positions carried in signed <see cref="SyncTokens"/>). A pull's page ends
+/// at its size, or earlier when the next change would take it past the <see cref="PageBudget"/>.
+/// </summary>
+public sealed class HighlightSync(
+    ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, PageBudget budget)
+{
+    public const int MaxBatchSize = 500;
+    public const int DefaultPageSize = 100;
+    public const int MaxPageSize = 1_000;
+
+    public async Task<IReadOnlyList<ChangeResult>> PushAsync(
+        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange?>? changes, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        if (changes is null)
+        {
+            throw new InvalidRequestException(BatchTooLargeException.Field, "changes is required: a list of 0 to 500 changes.");
+        }
+
+        if (changes.Count > MaxBatchSize)
+        {
+            throw new BatchTooLargeException(changes.Count, MaxBatchSize);
+        }
+
+        var now = clock.GetUtcNow();
+        var results = new ChangeResult[changes.Count];
+        var valid = new (int Index, ValidChange Change)[changes.Count];
+        var validCount = 0;
+        for (var i = 0; i < changes.Count; i++)
+        {
+            if (changes[i] is not { } pushed)
+            {
+                results[i] = new ChangeResult(null, ChangeStatus.Rejected, null, "The change is empty.");
+                continue;
+            }
+
+            var change = ChangeValidation.Check(user, pushed, now, settings.MaxClockSkew, out var id, out var reason);
+            if (change is null)
+            {
+                results[i] = new ChangeResult(id, ChangeStatus.Rejected, null, reason);
+            }
+            else
+            {
+                valid[validCount++] = (i, change);
+            }
+        }
+
+        if (validCount == 0)
+        {
+            if (changes.Count == 0 && !await store.ApplyAsync(user, [], (_, _) => [], cancellationToken).ConfigureAwait(false))
+            {
+                throw ResourceNotFoundException.UnknownUser(user);
+            }
+
+            return results;
+        }
+
+        var batch = valid[..validCount];
+        var ids = batch.Select(v => v.Change.Id).ToHashSet();
+        var found = await store.ApplyAsync(user, ids, (stored, holdings) =>
+        {
+            // Changes apply in request order; a later change of the same highlight meets the earlier one's result.
+            var current = new Dictionary<HighlightId, HighlightState>(stored);
+            var written = new HashSet<HighlightId>();
+            foreach (var (index, change) in batch)
+            {
+                var decision = ConflictRules.Decide(current.GetValueOrDefault(change.Id), change, now);
+                if (decision.Writes)
+                {
+                    current[change.Id] = decision.State;
+                }
+
+                // A conflict stores the winner again, unchanged (same version), with a new sequence
+                // number: the losing device holds its own edit locally, and its next pull must bring
+                // the winner even when its token is already past the winner's first delivery.
+                if (decision.Writes || decision.Status == ChangeStatus.Conflict)
+                {
+                    written.Add(change.Id);
+                }
+
+                results[index] = new ChangeResult(
+                    change.Id.ToString(), decision.Status, Versions.Format(decision.State.Version), decision.Reason);
+            }
+
+            var writes = written.Select(id => current[id]).ToArray();
+            EnsureWithinQuota(holdings, HighlightHoldings.Change(stored, writes));
+            return writes;
+        }, cancellationToken).ConfigureAwait(false);
+        return found ? results : throw ResourceNotFoundException.UnknownUser(user);
+    }
+
+    public async Task<SyncChangePage> PullAsync(
+        DeviceCaller caller, UserNo user, string? since, int? pageSize, CancellationToken cancellationToken)
+    {
+        caller.EnsureOwns(user);
+        var size = PageSizes.Resolve(pageSize, DefaultPageSize, MaxPageSize);
+
+        var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
+        var rows = await store.ReadChangesAsync(user, position, size + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
+            ?? throw ResourceNotFoundException.UnknownUser(user);
+        if (!position.IsStart && (position.HighlightSeq < rows.PurgedHighlightSeq || position.CollectionSeq < rows.PurgedCollectionSeq))
+        {
+            throw new SyncTokenExpiredException();
+        }
+
+        // Merge the four keyset streams by sequence number, entitlements first on a tie (the library
+        // before the highlights in it), then reading states, then collections (SequenceMerge).
+        // The store cut the highlights short of the budget too (see ISyncStore.ReadChangesAsync), never
+        // below what this page can take: the highlights it left out lie past one this page cannot fit.
+        var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count + rows.Collections.Count));
+        var fill = budget.Start();
+        bool TryAdd(SyncChange change) => fill.TryAdd(changes, change, PageBudget.SizeOf(change));
+
+        var (next, hasMore) = SequenceMerge.Take(
+            position,
+            size,
+            new ChangeStream<EntitlementState>(
+                rows.Entitlements, e => TryAdd(SyncChange.Of(e)), (p, seq, e) => p with { EntitlementSeq = seq, EntitlementBook = e.BookNo }),
+            new ChangeStream<ReadingStates.ReadingState>(
+                rows.ReadingStates, r => TryAdd(SyncChange.Of(r)), (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.Book.Value }),
+            new ChangeStream<Collections.Collection>(
+                rows.Collections, c => TryAdd(SyncChange.Of(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }),
+            new ChangeStream<HighlightState>(
+                rows.Highlights, h => TryAdd(SyncChange.Of(h)), (p, seq, h) => p with { HighlightSeq = seq, HighlightId = h.Id.ToString() }));
+        if (!hasMore)
+        {
+            // Caught up: every change numbered up to the committed sequence has been delivered (or
+            // superseded by a later one), so the token may move past them all. Without this a token
+            // would stop at the last change delivered, and a tombstone purged after it would make a
+            // complete device start over.
+            if (rows.CommittedSeq >= next.HighlightSeq)
+            {
+                next = next.WithHighlightsThrough(user, rows.CommittedSeq);
+            }
+
+            next = next.WithLibraryThrough(rows.CommittedSeq);
+        }
+
+        // The token the device came back with is what it has applied: its acknowledged position.
+        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, Bounds(), cancellationToken).ConfigureAwait(false);
+        var pageOfSync = position.PagesInSync + 1;
+        next = next with { PagesInSync = hasMore ? pageOfSync : 0 };
+        return new SyncChangePage(changes, tokens.Issue(user, next), hasMore)
+        {
+            PageOfSync = pageOfSync,
+            // Each change has a number of its own, so a caught-up position has delivered every change up
+            // to the lowest of its streams' positions, and at least up to the committed sequence.
+            CaughtUpThrough = hasMore ? null : Math.Max(rows.CommittedSeq, next.LowestSeq),
+        };
+    }
+
+    /// <summary>A push that adds highlights or bytes past the user's quota is refused whole; one that adds none always passes.</summary>
+    private void EnsureWithinQuota(HighlightHoldings holdings, HighlightHoldings change)
+    {
+        var after = new HighlightHoldings(holdings.Count + change.Count, holdings.Bytes + change.Bytes);
+        if ((change.Count > 0 && after.Count > settings.MaxHighlightsPerUser) || (change.Bytes > 0 && after.Bytes > settings.MaxHighlightBytesPerUser))
+        {
+            throw new HighlightQuotaExceededException(after, settings.MaxHighlightsPerUser, settings.MaxHighlightBytesPerUser);
+        }
+    }
+
+    /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>
+    private DeviceBounds Bounds() => DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
+
+}

@@ -1,0 +1,85 @@
+using System.ComponentModel.DataAnnotations;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
+
+/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices and highlights per user, revocations, and live pull.</summary>
+public sealed class SyncOptions
+{
+    public const string SectionName = "Sync";
+
+    /// <summary>A device time further ahead of server time than this is replaced by server time.</summary>
+    [Range(0, 86_400, ErrorMessage = "Sync:MaxClockSkewSeconds must be from {1} to {2}.")]
+    public int MaxClockSkewSeconds { get; set; } = 300;
+
+    /// <summary>How long a tombstone is kept for devices to pull; then it is purged and older sync tokens get 410.</summary>
+    [Range(1, 3_650, ErrorMessage = "Sync:TombstoneRetentionDays must be from {1} to {2}.")]
+    public int TombstoneRetentionDays { get; set; } = 90;
+
+    /// <summary>Pause between purge runs.</summary>
+    [Range(1, 86_400, ErrorMessage = "Sync:PurgeIntervalSeconds must be from {1} to {2}.")]
+    public int PurgeIntervalSeconds { get; set; } = 600;
+
+    /// <summary>Tombstones deleted per purge transaction; small batches keep each transaction short.</summary>
+    [Range(1, 100_000, ErrorMessage = "Sync:PurgeBatchSize must be from {1} to {2}.")]
+    public int PurgeBatchSize { get; set; } = 1_000;
+
+    /// <summary>
+    /// The most devices kept for one user; a new device at the limit drops the least recently seen one
+    /// not revoked, and at most one fewer may be revoked at a time.
+    /// </summary>
+    [Range(2, 10_000, ErrorMessage = "Sync:MaxDevicesPerUser must be from {1} to {2}.")]
+    public int MaxDevicesPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxDevicesPerUser;
+
+    /// <summary>The most live highlights one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
+    [Range(typeof(long), "1000", "1000000000", ErrorMessage = "Sync:MaxHighlightsPerUser must be from {1} to {2}.")]
+    public long MaxHighlightsPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxHighlightsPerUser;
+
+    /// <summary>The most bytes (UTF-8) of text, notes and locations one user's live highlights may hold; past it as above.</summary>
+    [Range(typeof(long), "1048576", "1099511627776", ErrorMessage = "Sync:MaxHighlightBytesPerUser must be from {1} to {2}.")]
+    public long MaxHighlightBytesPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxHighlightBytesPerUser;
+
+    /// <summary>The most live collections one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
+    [Range(1, 100_000, ErrorMessage = "Sync:MaxCollectionsPerUser must be from {1} to {2}.")]
+    public int MaxCollectionsPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxCollectionsPerUser;
+
+    /// <summary>The most books one collection may hold; past it as above.</summary>
+    [Range(1, 100_000, ErrorMessage = "Sync:MaxBooksPerCollection must be from {1} to {2}.")]
+    public int MaxBooksPerCollection { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxBooksPerCollection;
+
+    /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
+    [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]
+    public int RevocationRefreshSeconds { get; set; } = 5;
+
+    /// <summary>
+    /// Live pull: pushes notify (PostgreSQL NOTIFY, at commit), each instance listens, and devices may wait
+    /// for changes (REST <c>wait</c>, gRPC <c>WatchChanges</c>). Off: no NOTIFY in pushes, no listener, and
+    /// every wait is answered at once, as over <see cref="MaxWaiters"/>.
+    /// </summary>
+    public bool LivePull { get; set; } = true;
+
+    /// <summary>Devices that may wait for changes on this instance at once; past it a wait is answered at once.</summary>
+    [Range(0, 1_000_000, ErrorMessage = "Sync:MaxWaiters must be from {1} to {2}.")]
+    public int MaxWaiters { get; set; } = 20_000;
+
+    /// <summary>Devices of one user that may wait on this instance at once; past it a wait is answered at once.</summary>
+    [Range(1, 10_000, ErrorMessage = "Sync:MaxWaitersPerUser must be from {1} to {2}.")]
+    public int MaxWaitersPerUser { get; set; } = 20;
+
+    /// <summary>
+    /// When a device whose wait was refused (budget full, live pull off) should come back at the earliest;
+    /// each refusal gets a random time from it to twice it.
+    /// </summary>
+    [Range(1, 3_600, ErrorMessage = "Sync:WaitRefusedRetryAfterSeconds must be from {1} to {2}.")]
+    public int WaitRefusedRetryAfterSeconds { get; set; } = 30;
+
+    /// <summary>
+    /// A <c>WatchChanges</c> stream with nothing to send sends a heartbeat after this long, so that load
+    /// balancers whose idle timeout ignores HTTP/2 pings (AWS ALB: 60 s by default) keep it open.
+    /// </summary>
+    [Range(1, 300, ErrorMessage = "Sync:WatchHeartbeatSeconds must be from {1} to {2}.")]
+    public int WatchHeartbeatSeconds { get; set; } = 20;
+
+    /// <summary>A <c>WatchChanges</c> stream ends (OK) after this long; the device opens a new one from its last token.</summary>
+    [Range(10, 86_400, ErrorMessage = "Sync:WatchMaxSeconds must be from {1} to {2}.")]
+    public int WatchMaxSeconds { get; set; } = 900;
+}

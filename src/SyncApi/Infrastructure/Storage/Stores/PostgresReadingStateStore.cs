@@ -1,0 +1,124 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Npgsql;
+using NpgsqlTypes;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+
+/// <summary>
+/// Reading states on PostgreSQL (statements in <see cref="ReadingStateQueries"/>). A put is one
+/// transaction that takes the user's change sequence, checks ownership, loads the stored state and, when
+/// the rule changed something, stores the decided state and sends live pull's notification in one round
+/// trip, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>), as a highlight push does.
+/// Reads use the primary, so a device reads its own put.
+/// </summary>
+public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, bool notifyChanges = true) : IReadingStateStore
+{
+    public async Task<ReadingStateLookup> GetAsync(UserNo user, BookNo book, CancellationToken cancellationToken)
+    {
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        return await LoadAsync(connection, null, user, book, cancellationToken).ConfigureAwait(false);
+    }
+
+    public async Task<ReadingStateLookup> ApplyAsync(
+        UserNo user, BookNo book, Func<ReadingState?, ReadingStateDecision> decide, CancellationToken cancellationToken)
+    {
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        long seq;
+        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction))
+        {
+            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
+            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = 1 });
+            if (await take.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not long taken)
+            {
+                return ReadingStateLookup.UnknownUser;
+            }
+
+            seq = taken;
+        }
+
+        var lookup = await LoadAsync(connection, transaction, user, book, cancellationToken).ConfigureAwait(false);
+        if (lookup.Access != BookAccess.Owned)
+        {
+            return lookup;
+        }
+
+        var decision = decide(lookup.State);
+        if (decision.Writes)
+        {
+            var state = decision.State;
+            var store = new NpgsqlBatchCommand(ReadingStateQueries.Store)
+            {
+                Parameters =
+                {
+                    new NpgsqlParameter<long> { TypedValue = user.Value },
+                    new NpgsqlParameter<long> { TypedValue = book.Value },
+                    Nullable(NpgsqlDbType.Double, state.Position?.Percent),
+                    Nullable(NpgsqlDbType.Text, state.Position?.Location),
+                    Nullable(NpgsqlDbType.TimestampTz, state.Position?.ModifiedAt.ToUniversalTime()),
+                    Nullable(NpgsqlDbType.Text, state.Status?.Value),
+                    Nullable(NpgsqlDbType.TimestampTz, state.Status?.ModifiedAt.ToUniversalTime()),
+                    Nullable(NpgsqlDbType.Integer, state.Statistics?.TimeSpentMinutes),
+                    Nullable(NpgsqlDbType.TimestampTz, state.Statistics?.ModifiedAt.ToUniversalTime()),
+                    new NpgsqlParameter<long> { TypedValue = seq },
+                },
+            };
+            await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
+            if (notifyChanges)
+            {
+                batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Notify)
+                {
+                    Parameters =
+                    {
+                        new NpgsqlParameter<long> { TypedValue = user.Value },
+                        new NpgsqlParameter<long> { TypedValue = seq },
+                    },
+                });
+            }
+
+            await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        return lookup;
+    }
+
+    /// <summary>A state read from <see cref="ReadingStateQueries.StateColumns"/> starting at <paramref name="first"/>; null when no group is stored.</summary>
+    internal static ReadingState? ReadState(NpgsqlDataReader reader, int first, BookNo book)
+    {
+        var position = reader.IsDBNull(first) ? null : new ReadingPosition(
+            reader.GetDouble(first),
+            reader.IsDBNull(first + 1) ? null : reader.GetString(first + 1),
+            reader.GetFieldValue<DateTimeOffset>(first + 2));
+        var status = reader.IsDBNull(first + 3) ? null : new ReadingStatusMark(
+            reader.GetString(first + 3), reader.GetFieldValue<DateTimeOffset>(first + 4));
+        var statistics = reader.IsDBNull(first + 5) ? null : new ReadingStatistics(
+            reader.GetInt32(first + 5), reader.GetFieldValue<DateTimeOffset>(first + 6));
+        return position is null && status is null && statistics is null ? null : new ReadingState(book, position, status, statistics);
+    }
+
+    private static async Task<ReadingStateLookup> LoadAsync(
+        NpgsqlConnection connection, NpgsqlTransaction? transaction, UserNo user, BookNo book, CancellationToken cancellationToken)
+    {
+        await using var load = new NpgsqlCommand(ReadingStateQueries.Load, connection, transaction)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = book.Value },
+            },
+        };
+        await using var reader = await load.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            return ReadingStateLookup.UnknownUser;
+        }
+
+        return reader.GetBoolean(0) ? new ReadingStateLookup(BookAccess.Owned, ReadState(reader, 1, book)) : ReadingStateLookup.NotOwned;
+    }
+
+    private static NpgsqlParameter Nullable(NpgsqlDbType type, object? value) =>
+        new() { NpgsqlDbType = type, Value = value ?? DBNull.Value };
+}

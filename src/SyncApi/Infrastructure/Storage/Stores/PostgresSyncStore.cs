@@ -1,0 +1,270 @@
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Highlights;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Npgsql;
+using NpgsqlTypes;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+
+/// <summary>
+/// Device sync on PostgreSQL (statements in <see cref="HighlightSyncQueries"/> and the other <c>Sql/*Queries</c>): a push is one transaction
+/// that takes the user's change sequence (reading the user's highlight holdings with it), locks and loads
+/// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of seven statements (the reading states'
+/// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
+/// wrote changes also sends live pull's notification (<see cref="ChangeSeqQueries.Notify"/>), in the same round
+/// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
+/// devices are in <c>PostgresSyncStore.Devices.cs</c>.
+/// </summary>
+public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool notifyChanges = true) : ISyncStore
+{
+    public async Task<bool> ApplyAsync(
+        UserNo user,
+        IReadOnlyCollection<HighlightId> ids,
+        Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
+        CancellationToken cancellationToken)
+    {
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        long? lastSeq = null;
+        var holdings = default(HighlightHoldings);
+        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeqForHighlights, connection, transaction))
+        {
+            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
+            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
+            await using var reader = await take.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            if (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                lastSeq = reader.GetInt64(0);
+                holdings = new HighlightHoldings(reader.GetInt64(1), reader.GetInt64(2));
+            }
+        }
+
+        if (lastSeq is null)
+        {
+            return false;
+        }
+
+        var stored = new Dictionary<HighlightId, HighlightState>(ids.Count);
+        if (ids.Count > 0)
+        {
+            await using var load = new NpgsqlCommand(HighlightSyncQueries.LoadForWrite, connection, transaction);
+            load.Parameters.Add(new NpgsqlParameter<string[]> { TypedValue = ids.Select(id => id.ToString()).ToArray() });
+            await using var reader = await load.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                var state = ReadState(reader, 0, withFieldTimes: true);
+                stored[state.Id] = state;
+            }
+        }
+
+        var writes = decide(stored, holdings);
+        if (writes.Count > 0)
+        {
+            await StoreAsync(
+                connection, transaction, user, writes, HighlightHoldings.Change(stored, writes), lastSeq.Value - ids.Count, cancellationToken)
+                .ConfigureAwait(false);
+        }
+
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        return true;
+    }
+
+    public async Task<StoredChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var batch = new NpgsqlBatch(connection)
+        {
+            BatchCommands =
+            {
+                ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user),
+                ChangeFeedBatch.Page(HighlightSyncQueries.HighlightChanges, user, after.HighlightSeq, after.HighlightId, limit, maxBytes),
+                ChangeFeedBatch.Page(OwnershipQueries.EntitlementChanges, user, after.EntitlementSeq, after.EntitlementBook, limit),
+                ChangeFeedBatch.Page(ReadingStateQueries.Changes, user, after.ReadingSeq, after.ReadingBook, limit),
+                PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes),
+                ChangeFeedBatch.OfUser(HighlightSyncQueries.PurgeHorizon, user),
+                ChangeFeedBatch.OfUser(CollectionQueries.PurgeHorizon, user),
+            },
+        };
+        await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            return null;
+        }
+
+        var committedSeq = reader.GetInt64(0);
+        var highlights = await ChangeFeedBatch.ReadPageAsync(reader, r => ReadState(r, 1, withFieldTimes: false), cancellationToken).ConfigureAwait(false);
+        var entitlements = await ChangeFeedBatch.ReadPageAsync(
+            reader,
+            r => new EntitlementState(r.GetInt64(1), r.GetString(2), NullableString(r, 3), r.GetBoolean(4), r.GetFieldValue<DateTimeOffset>(5)),
+            cancellationToken).ConfigureAwait(false);
+        var readingStates = await ChangeFeedBatch.ReadPageAsync(reader, ReadReadingState, cancellationToken).ConfigureAwait(false);
+        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
+        var purgedHighlightSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
+        return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
+        {
+            ReadingStates = readingStates,
+            Collections = collections,
+            PurgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false),
+        };
+
+        static ReadingState ReadReadingState(NpgsqlDataReader reader)
+        {
+            var book = new BookNo(reader.GetInt64(1));
+            return PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book);
+        }
+    }
+
+    public async Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken)
+    {
+        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
+        var seq = await TakeChangeSeqAsync(connection, transaction, user, 1, cancellationToken).ConfigureAwait(false);
+        if (seq is null)
+        {
+            return false;
+        }
+
+        await using var command = new NpgsqlCommand(owned ? OwnershipQueries.Grant : OwnershipQueries.Remove, connection, transaction)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = book.Value },
+                new NpgsqlParameter<long> { TypedValue = seq.Value },
+            },
+        };
+        var changed = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not null;
+        if (changed && notifyChanges)
+        {
+            await using var notify = new NpgsqlBatch(connection, transaction) { BatchCommands = { NotifyCommand(user, seq.Value) } };
+            await notify.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        return changed;
+    }
+
+    private static async Task<long?> TakeChangeSeqAsync(
+        NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, int count, CancellationToken cancellationToken)
+    {
+        await using var command = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = count },
+            },
+        };
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
+    }
+
+    private async Task StoreAsync(
+        NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, IReadOnlyList<HighlightState> writes,
+        HighlightHoldings change, long firstSeq, CancellationToken cancellationToken)
+    {
+        var n = writes.Count;
+        var seq = new long[n];
+        for (var i = 0; i < n; i++)
+        {
+            seq[i] = firstSeq + 1 + i;
+        }
+
+        var store = new NpgsqlBatchCommand(HighlightSyncQueries.Store)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Id.ToString()).ToArray()),
+                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Id.Book.Value).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Text).ToArray()),
+                Array(NpgsqlDbType.Integer, writes.Select(w => w.Start).ToArray()),
+                Array(NpgsqlDbType.Integer, writes.Select(w => w.Length).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Color).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Note).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.CreatedAt.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.ModifiedAt.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.Bigint, seq),
+                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Version).ToArray()),
+                Array(NpgsqlDbType.Boolean, writes.Select(w => w.Deleted).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Text.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Range.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Color.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Note.ToUniversalTime()).ToArray()),
+                Array(NpgsqlDbType.Text, writes.Select(w => w.Location).ToArray()),
+            },
+        };
+        await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
+        if (change != default)
+        {
+            batch.BatchCommands.Add(new NpgsqlBatchCommand(HighlightSyncQueries.ChangeHoldings)
+            {
+                Parameters =
+                {
+                    new NpgsqlParameter<long> { TypedValue = user.Value },
+                    new NpgsqlParameter<long> { TypedValue = change.Count },
+                    new NpgsqlParameter<long> { TypedValue = change.Bytes },
+                },
+            });
+        }
+
+        if (notifyChanges)
+        {
+            batch.BatchCommands.Add(NotifyCommand(user, seq[^1]));
+        }
+
+        await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    private static NpgsqlBatchCommand NotifyCommand(UserNo user, long seq) => new(ChangeSeqQueries.Notify)
+    {
+        Parameters =
+        {
+            new NpgsqlParameter<long> { TypedValue = user.Value },
+            new NpgsqlParameter<long> { TypedValue = seq },
+        },
+    };
+
+    private static NpgsqlParameter Array(NpgsqlDbType elementType, object values) =>
+        new() { NpgsqlDbType = NpgsqlDbType.Array | elementType, Value = values };
+
+    /// <summary>
+    /// A highlight from columns id, text, start, length, color, note, created_at, modified_at, version,
+    /// deleted from <paramref name="first"/> on, then, <paramref name="withFieldTimes"/>, the four edit
+    /// times (text, range, color, note; else modified_at stands for each), then location.
+    /// </summary>
+    private static HighlightState ReadState(NpgsqlDataReader reader, int first, bool withFieldTimes)
+    {
+        var modifiedAt = reader.GetFieldValue<DateTimeOffset>(first + 7);
+        var times = withFieldTimes
+            ? new FieldTimes(
+                reader.GetFieldValue<DateTimeOffset>(first + 10),
+                reader.GetFieldValue<DateTimeOffset>(first + 11),
+                reader.GetFieldValue<DateTimeOffset>(first + 12),
+                reader.GetFieldValue<DateTimeOffset>(first + 13))
+            : FieldTimes.All(modifiedAt);
+        return new(
+            ParseId(reader.GetString(first)),
+            NullableString(reader, first + 1),
+            reader.IsDBNull(first + 2) ? null : reader.GetInt32(first + 2),
+            reader.IsDBNull(first + 3) ? null : reader.GetInt32(first + 3),
+            NullableString(reader, first + 4),
+            NullableString(reader, first + 5),
+            reader.GetFieldValue<DateTimeOffset>(first + 6),
+            modifiedAt,
+            reader.GetInt64(first + 8),
+            reader.GetBoolean(first + 9),
+            times,
+            NullableString(reader, first + (withFieldTimes ? 14 : 10)));
+    }
+
+    private static string? NullableString(NpgsqlDataReader reader, int ordinal) =>
+        reader.IsDBNull(ordinal) ? null : reader.GetString(ordinal);
+
+    private static HighlightId ParseId(string id) =>
+        HighlightId.TryParse(id, out var parsed) ? parsed : throw new InvalidOperationException($"Stored highlight id '{id}' is malformed.");
+}

@@ -1,0 +1,85 @@
+using System.Text;
+using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Queries;
+using Kobo.Sync.Domain.Requests;
+
+namespace Kobo.Sync.Domain.Tests.ChangeFeed;
+
+public sealed class SyncTokensTests
+{
+    private static readonly SyncTokens Tokens = new(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long"));
+    private static readonly UserNo User = new(12);
+    private static readonly byte[] Key = Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long");
+    private static readonly SyncPosition Position = new(41, "highlights/users12-ebooks/5/k1", 40, 5, PagesInSync: 3, ReadingSeq: 39, ReadingBook: 8);
+
+    [Fact]
+    public void AnIssuedTokenResolvesToItsPosition() =>
+        Assert.Equal(Position, Tokens.Resolve(User, Tokens.Issue(User, Position)));
+
+    [Fact]
+    public void TheStartPositionRoundTrips() =>
+        Assert.Equal(SyncPosition.Start, Tokens.Resolve(User, Tokens.Issue(User, SyncPosition.Start)));
+
+    [Fact]
+    public void ATokenOfAnotherUserIsRejected()
+    {
+        var error = Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(new UserNo(123), Tokens.Issue(User, SyncPosition.Start)));
+        Assert.Equal("since", error.Field);
+    }
+
+    [Fact]
+    public void ATokenSignedWithAnotherKeyIsRejected()
+    {
+        var other = new SyncTokens(Encoding.UTF8.GetBytes("another-test-key-that-is-at-least-32-bytes"));
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, other.Issue(User, Position)));
+    }
+
+    [Fact]
+    public void EveryAlteredCharacterIsDetected()
+    {
+        var token = Tokens.Issue(User, Position);
+        for (var i = 0; i < token.Length; i++)
+        {
+            var altered = token[..i] + (token[i] == 'A' ? 'B' : 'A') + token[(i + 1)..];
+            Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, altered));
+        }
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData(".")]
+    [InlineData("abc")]
+    [InlineData("abc.")]
+    [InlineData(".abc")]
+    [InlineData("a b.c")]
+    public void GarbageIsRejected(string token) =>
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, token));
+
+    [Fact]
+    public void APageCursorIsNotASyncToken()
+    {
+        var cursors = new PageCursors(Encoding.UTF8.GetBytes("a-test-key-that-is-at-least-32-bytes-long"));
+        var prefix = HighlightId.UserPrefix(User);
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, cursors.Issue(prefix, prefix + "ebooks/5/k1")));
+    }
+
+    [Fact]
+    public void ATokenIssuedBeforeReadingStatesStillResolvesAndHasSeenNoReadingState()
+    {
+        // Format 2: "2|hseq|eseq|ebook|pages in sync|id suffix", signed as this service signed it then.
+        var token = FormatTwoTokens.Issue(Key, User, "2|41|40|5|3|ebooks/5/k1");
+
+        var position = Tokens.Resolve(User, token);
+
+        Assert.Equal(new SyncPosition(41, "highlights/users12-ebooks/5/k1", 40, 5, 3, ReadingSeq: 0, ReadingBook: 0), position);
+    }
+
+    [Fact]
+    public void ATokenOfAnUnknownFormatIsRejected()
+    {
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, "4|41|40|5|3|39|8|ebooks/5/k1")));
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, "3|41|40|5|3|ebooks/5/k1")));
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, "2|41|40|5|3|39|8|ebooks/5/k1")));
+    }
+}
