@@ -114,6 +114,18 @@ public sealed class StoragePipelines
         string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
         RunCoreAsync(name, cost, state, call, detach: true, cancellationToken);
 
+    /// <summary><see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call that returns nothing.</summary>
+    public Task RunAsync<TState>(
+        string name, TState state, Func<TState, CancellationToken, Task> call, CancellationToken cancellationToken) =>
+        RunCoreAsync(
+            name, CallCost.Bounded, (state, call),
+            static async (s, ct) =>
+            {
+                await s.call(s.state, ct).ConfigureAwait(false);
+                return true;
+            },
+            detach: true, cancellationToken);
+
     /// <summary>
     /// <see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call through the read coalescer, which is given the pipeline's token
     /// as it is. The coalescer already does what <see cref="DatabaseCancellation"/> would: a read

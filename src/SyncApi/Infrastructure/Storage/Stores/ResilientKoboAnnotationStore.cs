@@ -19,11 +19,7 @@ public sealed class ResilientKoboAnnotationStore(PostgresKoboAnnotationStore sto
     public Task RecordReceivedAsync(UserNo user, string eReader, BookNo book, bool withheld, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.IdempotentWrite, (store, user, eReader, book, withheld),
-            static async (s, ct) =>
-            {
-                await s.store.RecordReceivedAsync(s.user, s.eReader, s.book, s.withheld, ct).ConfigureAwait(false);
-                return true;
-            },
+            static (s, ct) => s.store.RecordReceivedAsync(s.user, s.eReader, s.book, s.withheld, ct),
             cancellationToken);
 
     public Task<IReadOnlyList<KoboBookState>> ReadStatesAsync(

@@ -41,10 +41,6 @@ public sealed class ResilientKoboLinkStore(PostgresKoboLinkStore store, StorageP
     public Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.IdempotentWrite, (store, user, linkingDeviceId, bounds),
-            static async (s, ct) =>
-            {
-                await s.store.TouchLinkingDeviceAsync(s.user, s.linkingDeviceId, s.bounds, ct).ConfigureAwait(false);
-                return true;
-            },
+            static (s, ct) => s.store.TouchLinkingDeviceAsync(s.user, s.linkingDeviceId, s.bounds, ct),
             cancellationToken);
 }

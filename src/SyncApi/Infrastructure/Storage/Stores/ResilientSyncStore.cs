@@ -46,11 +46,7 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
     public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq, bounds),
-            static async (s, ct) =>
-            {
-                await s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, s.bounds, ct).ConfigureAwait(false);
-                return true;
-            },
+            static (s, ct) => s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, s.bounds, ct),
             cancellationToken);
 
     public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken) =>
