@@ -1,6 +1,5 @@
 using System.Globalization;
 using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 
 namespace Kobo.Sync.Domain.Highlights;

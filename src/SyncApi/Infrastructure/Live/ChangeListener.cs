@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;

@@ -1,5 +1,4 @@
 using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 

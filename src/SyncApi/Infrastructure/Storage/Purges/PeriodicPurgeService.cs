@@ -1,5 +1,4 @@
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

@@ -2,7 +2,6 @@ using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 
