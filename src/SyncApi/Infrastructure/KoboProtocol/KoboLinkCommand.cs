@@ -36,11 +36,11 @@ public static class KoboLinkCommand
     {
         var koboLink = new Option<bool>(Option) { Description = "Make a Kobo link rather than a token.", Required = true };
         var userOption = new Option<string>("--user") { Description = "The user number (above 0) the link is for.", Required = true };
-        var deviceOption = new Option<string>("--device") { Description = "The device id of the e-reader the link is for.", DefaultValueFactory = _ => "dev-1" };
+        var linkingDeviceOption = new Option<string>("--device") { Description = "The linking device: the id of the user's device the link is made under (the e-reader calls through the link).", DefaultValueFactory = _ => "dev-1" };
         var command = new Command(TokenCommand.Name,
             "With --kobo-link: make a Kobo link for the user's device in the configured database and print the api_endpoint for Kobo eReader.conf.")
         {
-            koboLink, userOption, deviceOption,
+            koboLink, userOption, linkingDeviceOption,
         };
         userOption.Validators.Add(result =>
         {
@@ -49,7 +49,7 @@ public static class KoboLinkCommand
                 result.AddError($"--user must be a whole number above 0; it was '{text}'.");
             }
         });
-        deviceOption.Validators.Add(result =>
+        linkingDeviceOption.Validators.Add(result =>
         {
             if (result.GetValueOrDefault<string>() is { } device && !DeviceIds.IsValid(device))
             {
@@ -59,12 +59,12 @@ public static class KoboLinkCommand
         command.SetAction((parse, cancellationToken) =>
         {
             _ = UserNo.TryParse(parse.GetValue(userOption), out var user);
-            return LinkAsync(configuration, user, parse.GetValue(deviceOption)!, output, error, cancellationToken);
+            return LinkAsync(configuration, user, parse.GetValue(linkingDeviceOption)!, output, error, cancellationToken);
         });
         return command;
     }
 
-    private static async Task<int> LinkAsync(IConfiguration configuration, UserNo user, string device, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> LinkAsync(IConfiguration configuration, UserNo user, string linkingDevice, TextWriter output, TextWriter error, CancellationToken cancellationToken)
     {
         using var settings = new CommandSettings(configuration, services =>
         {
@@ -90,7 +90,7 @@ public static class KoboLinkCommand
         var secret = KoboLinkSecrets.New();
         var bounds = DeviceBounds.Now(sync.MaxDevicesPerUser, tokens.RevocationLifetime, TimeProvider.System);
         // No token asks here: the developer at the database's own machine is trusted, as the token command trusts them.
-        var created = await new PostgresKoboLinkStore(dataSource).CreateAsync(user, device, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
+        var created = await new PostgresKoboLinkStore(dataSource).CreateAsync(user, linkingDevice, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
         if (created.Outcome == KoboLinkOutcome.NoSuchUser)
         {
             error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"User {user} does not exist in the database."));
