@@ -24,15 +24,15 @@ public static class DeviceApiExtensions
     public static WebApplicationBuilder AddDeviceApis(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<PagingOptions, PagingOptionsValidator>(PagingOptions.SectionName);
-        builder.Services.AddSingleton(PageCursorsFactory.CreateKey);
-        builder.Services.AddSingleton(PageCursorsFactory.Create);
-        builder.Services.AddSingleton(PageCursorsFactory.CreateBudget);
+        builder.Services.AddSingleton(SignerFactory.CreateKey);
+        builder.Services.AddSingleton(SignerFactory.CreatePageCursors);
+        builder.Services.AddSingleton(SignerFactory.CreateBudget);
         builder.Services.AddSingleton<DeviceReads>();
         // The conflict clock and the per-user limits (section Sync, shared with storage and live pull).
         builder.Services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
-        builder.Services.AddSingleton(SyncTokensFactory.Create);
-        builder.Services.AddSingleton(SyncTokensFactory.CreateDeviceCursors);
-        builder.Services.AddSingleton(SyncTokensFactory.Settings);
+        builder.Services.AddSingleton(SignerFactory.CreateSyncTokens);
+        builder.Services.AddSingleton(SignerFactory.CreateDeviceCursors);
+        builder.Services.AddSingleton(SyncSettingsFactory.Create);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<HighlightSync>();
         builder.Services.AddSingleton<DeviceRegistry>();
