@@ -107,6 +107,12 @@ public sealed class DeviceSyncRunTests(SeededServiceFixture service) : IDisposab
         });
         limited.UseKestrel();
         limited.StartServer();
+        // Paced from its first page: a page sent before the new service is ready would be refused (503) and retried.
+        using (var probe = new HttpClient { BaseAddress = rest })
+        {
+            Assert.True(await Readiness.BecomesReadyAsync(probe, TimeSpan.FromSeconds(30)), "the limited service did not become ready within 30 s");
+        }
+
         var heaviest = HeaviestUsersFile.Read(service.HeaviestUsers).MaxBy(u => u.Highlights)!.UserNo;
         var changes = await ChangesOfAsync([heaviest]);
         var pageSize = (int)((changes + 44) / 45); // about 45 pages: past the service's burst of 20

@@ -3,7 +3,7 @@ using System.Net;
 namespace Kobo.Sync.SyncApi.Tests.Support;
 
 /// <summary>Waits for a service's readiness probe, which says OK once its database is reachable and migrated.</summary>
-internal static class Readiness
+public static class Readiness
 {
     /// <summary>True once <c>/healthz/ready</c> answers 200, false if it has not within <paramref name="within"/>.</summary>
     public static async Task<bool> BecomesReadyAsync(HttpClient http, TimeSpan within)
