@@ -27,14 +27,14 @@ internal sealed class HealthCallLimitsMiddleware(RequestDelegate next, IOptions<
     private readonly int _watchSeconds = options.Value.HealthWatchMaxSeconds;
     private int _watches;
 
-    public async Task InvokeAsync(HttpContext context)
-    {
-        if (!context.Request.Path.StartsWithSegments(ServicePath, StringComparison.Ordinal) || !GrpcResponses.IsGrpc(context.Request))
-        {
-            await next(context);
-            return;
-        }
+    // Every other call passes straight through, with no asynchronous step of its own.
+    public Task InvokeAsync(HttpContext context) =>
+        context.Request.Path.StartsWithSegments(ServicePath, StringComparison.Ordinal) && GrpcResponses.IsGrpc(context.Request)
+            ? LimitAsync(context)
+            : next(context);
 
+    private async Task LimitAsync(HttpContext context)
+    {
         if (!await ArrivedWithinLimitAsync(context.Request.BodyReader, context.RequestAborted))
         {
             GrpcResponses.WriteTrailersOnly(context, StatusCode.ResourceExhausted, GrpcResponses.MessageTooLarge);

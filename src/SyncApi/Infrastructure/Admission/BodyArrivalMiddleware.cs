@@ -24,16 +24,16 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
     /// <summary>A gRPC message's length prefix: the compressed flag and four bytes of length.</summary>
     private const int GrpcFrameHeaderBytes = 5;
 
-    public async Task InvokeAsync(HttpContext context)
-    {
-        if (context.Features.Get<IHttpRequestBodyDetectionFeature>() is not { CanHaveBody: true }
-            || AdmissionRequests.DeviceOf(context) is not { } device
-            || AdmissionRequests.StreamsRequest(context))
-        {
-            await next(context);
-            return;
-        }
+    // A request without a body (every read) passes straight through, with no asynchronous step of its own.
+    public Task InvokeAsync(HttpContext context) =>
+        context.Features.Get<IHttpRequestBodyDetectionFeature>() is not { CanHaveBody: true }
+        || AdmissionRequests.DeviceOf(context) is not { } device
+        || AdmissionRequests.StreamsRequest(context)
+            ? next(context)
+            : ReceiveAsync(context, device);
 
+    private async Task ReceiveAsync(HttpContext context, string device)
+    {
         var grpc = GrpcResponses.IsGrpc(context.Request);
         var limit = grpc
             ? GrpcExtensions.MaxReceiveMessageSize + GrpcFrameHeaderBytes
