@@ -1,5 +1,6 @@
 using System.Security.Claims;
 using Kobo.Sync.Domain.Requests;
+using Microsoft.AspNetCore.Authentication;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
@@ -23,4 +24,14 @@ internal sealed class DeviceIdentity(
 
     /// <summary>"user/device": the per-device admission partition (a Kobo link has one of its own).</summary>
     public string DeviceKey { get; } = deviceKey ?? $"{caller.User}/{caller.DeviceId}";
+
+    private Task<AuthenticateResult>? _authenticated;
+
+    /// <summary>
+    /// The success answer for <paramref name="principal"/> (the one holding this identity), built on its
+    /// first request and handed to every later one: the authentication service wraps it in a ticket of
+    /// its own, so nothing changes the shared one.
+    /// </summary>
+    public Task<AuthenticateResult> Authenticated(ClaimsPrincipal principal, string scheme) =>
+        _authenticated ??= Task.FromResult(AuthenticateResult.Success(new AuthenticationTicket(principal, scheme)));
 }

@@ -36,27 +36,32 @@ internal sealed class DeviceTokenHandler(
     private const string BearerPrefix = "Bearer ";
     private static readonly JsonWebTokenHandler Tokens = new() { MapInboundClaims = false };
 
-    protected override async Task<AuthenticateResult> HandleAuthenticateAsync()
+    private static readonly Task<AuthenticateResult> NoToken = Task.FromResult(AuthenticateResult.NoResult());
+
+    // A cached token is answered without an asynchronous step or a new result (see
+    // DeviceIdentity.Authenticated); only a token seen for the first time is validated.
+    protected override Task<AuthenticateResult> HandleAuthenticateAsync()
     {
         string? header = Request.Headers.Authorization;
         if (string.IsNullOrEmpty(header))
         {
-            return AuthenticateResult.NoResult();
+            return NoToken;
         }
 
         if (!header.StartsWith(BearerPrefix, StringComparison.OrdinalIgnoreCase) || header.Length == BearerPrefix.Length)
         {
-            return AuthenticateResult.Fail("The Authorization header must be 'Bearer <token>'.");
+            return Task.FromResult(AuthenticateResult.Fail("The Authorization header must be 'Bearer <token>'."));
         }
 
         var now = TimeProvider.GetUtcNow();
         var tokenChars = header.AsSpan(BearerPrefix.Length).Trim();
-        if (cache.TryGet(tokenChars, now, out var cached))
-        {
-            return Checked(cached);
-        }
+        return cache.TryGet(tokenChars, now, out var cached)
+            ? Checked(cached)
+            : ValidateAsync(tokenChars.ToString(), now);
+    }
 
-        var token = tokenChars.ToString();
+    private async Task<AuthenticateResult> ValidateAsync(string token, DateTimeOffset now)
+    {
         var result = await Tokens.ValidateTokenAsync(token, keys.Validation);
         if (!result.IsValid)
         {
@@ -100,21 +105,16 @@ internal sealed class DeviceTokenHandler(
         var validTo = new DateTimeOffset(DateTime.SpecifyKind(result.SecurityToken.ValidTo, DateTimeKind.Utc));
         var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device), issued, validTo));
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
-        return Checked(principal);
+        return await Checked(principal);
     }
 
     // Revocation is checked on every request, cached tokens included, so it applies at once.
-    private AuthenticateResult Checked(ClaimsPrincipal principal)
+    private Task<AuthenticateResult> Checked(ClaimsPrincipal principal)
     {
-        if (revocations.IsEmpty)
-        {
-            return Success(principal);
-        }
-
         var identity = (DeviceIdentity)principal.Identity!;
-        return revocations.IsRevoked(identity.Caller.User, identity.Caller.DeviceId, identity.IssuedAt)
-            ? AuthenticateResult.Fail("This device has been revoked; enrol it again for a new token.")
-            : Success(principal);
+        return !revocations.IsEmpty && revocations.IsRevoked(identity.Caller.User, identity.Caller.DeviceId, identity.IssuedAt)
+            ? Task.FromResult(AuthenticateResult.Fail("This device has been revoked; enrol it again for a new token."))
+            : identity.Authenticated(principal, Scheme.Name);
     }
 
     /// <summary>
@@ -145,9 +145,6 @@ internal sealed class DeviceTokenHandler(
             },
         });
     }
-
-    private AuthenticateResult Success(ClaimsPrincipal principal) =>
-        AuthenticateResult.Success(new AuthenticationTicket(principal, Scheme.Name));
 
     private static string Describe(Exception? error) => error switch
     {
