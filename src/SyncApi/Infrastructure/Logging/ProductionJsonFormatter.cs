@@ -23,7 +23,7 @@ internal sealed class ProductionJsonFormatter : ITextFormatter
         output.Write("{\"Timestamp\":\"");
         output.Write(timestamp[..length]);
         output.Write("\",\"Level\":\"");
-        output.Write(logEvent.Level.ToString());
+        output.Write(LevelName(logEvent.Level));
         output.Write("\",\"MessageTemplate\":");
         JsonValueFormatter.WriteQuotedJsonString(logEvent.MessageTemplate.Text, output);
 
@@ -73,4 +73,16 @@ internal sealed class ProductionJsonFormatter : ITextFormatter
         output.Write('}');
         output.WriteLine();
     }
+
+    // Enum.ToString would box the level on every line.
+    private static string LevelName(LogEventLevel level) => level switch
+    {
+        LogEventLevel.Verbose => nameof(LogEventLevel.Verbose),
+        LogEventLevel.Debug => nameof(LogEventLevel.Debug),
+        LogEventLevel.Information => nameof(LogEventLevel.Information),
+        LogEventLevel.Warning => nameof(LogEventLevel.Warning),
+        LogEventLevel.Error => nameof(LogEventLevel.Error),
+        LogEventLevel.Fatal => nameof(LogEventLevel.Fatal),
+        _ => level.ToString(),
+    };
 }

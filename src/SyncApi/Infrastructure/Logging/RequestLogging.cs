@@ -1,4 +1,6 @@
+using System.Runtime.CompilerServices;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Microsoft.AspNetCore.Http;
 using Serilog;
 using Serilog.AspNetCore;
 using Serilog.Events;
@@ -40,10 +42,52 @@ internal static class RequestLogging
 
     private static IEnumerable<LogEventProperty> Properties(HttpContext context, string requestPath, double elapsedMs, int statusCode) =>
     [
-        new("Protocol", new ScalarValue(context.Request.Protocol)),
-        new("Method", new ScalarValue(context.Request.Method)),
-        new("Route", new ScalarValue((AnsweringEndpoint.Of(context) as RouteEndpoint)?.RoutePattern.RawText ?? "(unmatched)")),
-        new("StatusCode", new ScalarValue(statusCode)),
+        Protocol(context.Request.Protocol),
+        Method(context.Request.Method),
+        Route(AnsweringEndpoint.Of(context)),
+        Status(statusCode),
         new("ElapsedMs", new ScalarValue(elapsedMs)),
     ];
+
+    // Every line but its duration repeats values from small sets: those properties are built once
+    // each. Values a caller chooses (an unknown method or protocol, a status outside 100-599) are
+    // built per line, so no caller can grow the cache.
+    private static readonly LogEventProperty[] Protocols =
+        [.. new[] { HttpProtocol.Http10, HttpProtocol.Http11, HttpProtocol.Http2, HttpProtocol.Http3 }.Select(p => Property("Protocol", p))];
+
+    private static readonly LogEventProperty[] Methods =
+        [.. new[] { HttpMethods.Get, HttpMethods.Post, HttpMethods.Put, HttpMethods.Delete, HttpMethods.Patch, HttpMethods.Head, HttpMethods.Options }.Select(m => Property("Method", m))];
+
+    private static readonly LogEventProperty Unmatched = Property("Route", "(unmatched)");
+    private static readonly ConditionalWeakTable<RouteEndpoint, LogEventProperty> Routes = [];
+    private static readonly LogEventProperty?[] Statuses = new LogEventProperty?[600];
+
+    private static LogEventProperty Protocol(string protocol) => Known(Protocols, protocol) ?? Property("Protocol", protocol);
+
+    private static LogEventProperty Method(string method) => Known(Methods, method) ?? Property("Method", method);
+
+    private static LogEventProperty Route(Endpoint? endpoint) =>
+        endpoint is RouteEndpoint route
+            ? Routes.GetValue(route, static r => Property("Route", r.RoutePattern.RawText ?? "(unmatched)"))
+            : Unmatched;
+
+    private static LogEventProperty Status(int statusCode) =>
+        statusCode is >= 100 and < 600
+            ? Statuses[statusCode] ??= new LogEventProperty("StatusCode", new ScalarValue(statusCode))
+            : new LogEventProperty("StatusCode", new ScalarValue(statusCode));
+
+    private static LogEventProperty? Known(LogEventProperty[] known, string value)
+    {
+        foreach (var property in known)
+        {
+            if (string.Equals(((ScalarValue)property.Value).Value as string, value, StringComparison.Ordinal))
+            {
+                return property;
+            }
+        }
+
+        return null;
+    }
+
+    private static LogEventProperty Property(string name, string value) => new(name, new ScalarValue(value));
 }

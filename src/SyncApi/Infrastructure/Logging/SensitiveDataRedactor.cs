@@ -24,26 +24,47 @@ internal sealed partial class SensitiveDataRedactor : ILogEventEnricher
     public void Enrich(LogEvent logEvent, ILogEventPropertyFactory propertyFactory)
     {
         List<LogEventProperty>? replacements = null;
-        foreach (var (name, value) in logEvent.Properties)
+        if (logEvent.Properties is Dictionary<string, LogEventPropertyValue> properties)
         {
-            if (value is not ScalarValue { Value: string text } || text.Length == 0)
+            // The dictionary's own enumerator: the interface's would be boxed on every event.
+            foreach (var (name, value) in properties)
             {
-                continue;
+                Check(name, value, ref replacements);
             }
-
-            string? clean = SensitiveProperties.Contains(name) ? Redacted
-                : Credential().IsMatch(text) ? KoboSecret().Replace(Credential().Replace(text, Redacted), Redacted)
-                : text.Contains("/kobo/", StringComparison.Ordinal) ? KoboSecret().Replace(text, Redacted)
-                : null;
-            if (clean is not null)
+        }
+        else
+        {
+            foreach (var (name, value) in logEvent.Properties)
             {
-                (replacements ??= []).Add(new LogEventProperty(name, new ScalarValue(clean)));
+                Check(name, value, ref replacements);
             }
         }
 
-        foreach (var property in replacements ?? [])
+        if (replacements is null)
+        {
+            return;
+        }
+
+        foreach (var property in replacements)
         {
             logEvent.AddOrUpdateProperty(property);
+        }
+    }
+
+    private static void Check(string name, LogEventPropertyValue value, ref List<LogEventProperty>? replacements)
+    {
+        if (value is not ScalarValue { Value: string text } || text.Length == 0)
+        {
+            return;
+        }
+
+        string? clean = SensitiveProperties.Contains(name) ? Redacted
+            : Credential().IsMatch(text) ? KoboSecret().Replace(Credential().Replace(text, Redacted), Redacted)
+            : text.Contains("/kobo/", StringComparison.Ordinal) ? KoboSecret().Replace(text, Redacted)
+            : null;
+        if (clean is not null)
+        {
+            (replacements ??= []).Add(new LogEventProperty(name, new ScalarValue(clean)));
         }
     }
 
