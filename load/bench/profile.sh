@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Where the service's CPU goes under one REST read: samples its stacks with perf while wrk drives the
-# read flat out, then sorts every sample into the part of the request it was spent in (the request log
-# line, metrics and traces, authentication, admission, the storage pipeline, Npgsql, the JIT, Kestrel,
-# the socket calls, ...) by the frame nearest the leaf that names one, and lists the hottest functions.
+# Where the service's CPU and allocations go under one REST read: while wrk drives the read flat out,
+# dotnet-trace samples the service's CPU stacks (collect-linux, cpu-sampling) and then its allocations
+# (collect, gc-verbose: one sample per ~100 KB allocated, with its stack and type), and dotnet-counters
+# records the runtime's counters. load/bench/trace-report turns each trace into collapsed stacks, and
+# profile_stacks.py sorts every stack into the part of the request it was spent in (the request log
+# line, metrics and traces, authentication, admission, the storage pipeline, Npgsql, Kestrel, ...) by
+# the frame nearest the leaf that names one, and lists the hottest functions and allocated types.
 #
 #   load/bench/profile.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       [--url http://127.0.0.1:5080] [--read user|highlights] [--warmup 40] [--seconds 15]
 #
-# The service must run with DOTNET_PerfMapEnabled=1 and DOTNET_EnableWriteXorExecute=0, so that perf
-# can name JIT-compiled code (/tmp/perf-<pid>.map), and with its signing key in $AUTH_SIGNING_KEY.
-# perf (Debian: linux-perf) needs to be allowed to sample the process (root, or
-# kernel.perf_event_paranoid <= 1). Targets loopback only; wrk runs for --warmup + --seconds and stops
-# by itself. Results: load/results/profile-<read>-<time>/ (git-ignored): profile.md, perf.data.
+# Needs dotnet-trace and dotnet-counters (dotnet tool install -g dotnet-trace / dotnet-counters) and
+# the right to trace the service (same user, or root; collect-linux needs root). The service's signing
+# key in $AUTH_SIGNING_KEY. Targets loopback only; wrk runs for the warm-up and the three phases and
+# stops by itself. Results: load/results/profile-<read>-<time>/ (git-ignored): profile.md, the traces,
+# the collapsed stacks (cpu.folded, alloc.folded; flame-graph tools read them) and counters.csv.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
@@ -31,28 +34,69 @@ done
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
 case "$read" in user|highlights) ;; *) echo "--read must be user or highlights" >&2; exit 2 ;; esac
 bench_require_loopback "$url"
-for tool in wrk perf psql ss python3; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk linux-perf postgresql-client iproute2 python3)" >&2; exit 2; }; done
+tools="${DOTNET_TOOLS:-$HOME/.dotnet/tools}"
+export PATH="$PATH:$tools"
+for tool in wrk dotnet-trace dotnet-counters psql ss curl python3; do
+  command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client iproute2 curl python3; dotnet tool install -g dotnet-trace dotnet-counters)" >&2; exit 2; }
+done
 
 port="$(echo "${url#http://}" | sed -n 's/.*:\([0-9][0-9]*\).*/\1/p')"
 pid="$(ss -ltnpH "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)"
 [ -n "$pid" ] || { echo "no process listens at $url" >&2; exit 2; }
-[ -s "/tmp/perf-$pid.map" ] || { echo "the service (pid $pid) writes no /tmp/perf-$pid.map: start it with DOTNET_PerfMapEnabled=1 DOTNET_EnableWriteXorExecute=0" >&2; exit 2; }
 
 out="load/results/profile-$read-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; kill "${load:-}" 2>/dev/null || true' EXIT
 bench_mint_tokens "$pg" "$work/tokens.tsv" >/dev/null
+dotnet build load/bench/trace-report -c Release -v q -nologo >/dev/null
 
-echo "==> wrk: $read for ${warmup}s of warm-up, then ${seconds}s sampled"
-bench_wrk "$read" "$url" "$((warmup + seconds + 2))" "$connections" "$work/tokens.tsv" "$work/wrk.out" &
+# Requests answered and bytes allocated so far, from the service's /metrics.
+requests() { curl -fsS "$url/metrics" | awk '/^http_server_request_duration_seconds_count/ {n += $2} END {printf "%.0f", n}'; }
+allocated() { curl -fsS "$url/metrics" | awk '/^dotnet_gc_heap_total_allocated_bytes_total/ {printf "%.0f", $2}'; }
+duration="00:00:00:$(printf '%02d' "$seconds")"
+
+echo "==> wrk: $read for ${warmup}s of warm-up, then three phases of ${seconds}s"
+bench_wrk "$read" "$url" "$((warmup + 3 * seconds + 20))" "$connections" "$work/tokens.tsv" "$work/wrk.out" &
 load=$!
 sleep "$warmup"
-perf record -F 499 -g -p "$pid" -o "$out/perf.data" -- sleep "$seconds" 2>"$work/perf.err" \
-  || { cat "$work/perf.err" >&2; kill "$load" 2>/dev/null; exit 1; }
-wait "$load"
 
-perf script -i "$out/perf.data" 2>/dev/null | python3 load/bench/profile_stacks.py --read "$read" \
-  --rate "$(awk '/Requests\/sec/ {print $2}' "$work/wrk.out")" > "$out/profile.md"
+echo "==> CPU samples (dotnet-trace collect-linux, cpu-sampling)"
+r0=$(requests)
+dotnet-trace collect-linux -p "$pid" --profile cpu-sampling --duration "$duration" -o "$out/cpu.nettrace" >"$work/cpu.log" 2>&1 \
+  || { cat "$work/cpu.log" >&2; exit 1; }
+cpu_requests=$(( $(requests) - r0 ))
+
+echo "==> allocation samples (dotnet-trace collect, gc-verbose)"
+r0=$(requests); a0=$(allocated)
+dotnet-trace collect -p "$pid" --profile gc-verbose --duration "$duration" -o "$out/alloc.nettrace" >"$work/alloc.log" 2>&1 \
+  || { cat "$work/alloc.log" >&2; exit 1; }
+alloc_requests=$(( $(requests) - r0 )); alloc_bytes=$(( $(allocated) - a0 ))
+
+echo "==> runtime counters (dotnet-counters, System.Runtime)"
+r0=$(requests)
+dotnet-counters collect -p "$pid" --counters System.Runtime --format csv --duration "$duration" -o "$out/counters.csv" >"$work/counters.log" 2>&1 \
+  || { cat "$work/counters.log" >&2; exit 1; }
+counter_requests=$(( $(requests) - r0 ))
+kill "$load" 2>/dev/null || true
+wait "$load" 2>/dev/null || true
+
+report=load/bench/trace-report/bin/Release/net10.0/Kobo.Sync.TraceReport.dll
+dotnet "$report" "$out/cpu.nettrace" "$out/cpu" --pid "$pid" >"$work/cpu-report.log"
+dotnet "$report" "$out/alloc.nettrace" "$out/alloc" --pid "$pid" >"$work/alloc-report.log"
+{
+  echo "# Profile of $read: $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo
+  echo "$(( cpu_requests / seconds )) req/s while CPU was sampled, $(( alloc_requests / seconds )) while allocations were."
+  echo "Bytes allocated per request (the service's own counter, over the allocation phase): $(( alloc_bytes / (alloc_requests > 0 ? alloc_requests : 1) ))."
+  echo
+  python3 load/bench/profile_stacks.py --folded "$out/cpu/cpu.folded" --read "$read" --rate "$(( cpu_requests / seconds ))"
+  echo
+  python3 load/bench/profile_stacks.py --folded "$out/alloc/alloc.folded" --allocations --requests "$alloc_requests" --read "$read"
+  echo
+  echo "## Runtime counters over ${seconds}s ($(( counter_requests / seconds )) req/s): mean of each"
+  echo
+  python3 load/bench/profile_stacks.py --counters "$out/counters.csv"
+} >"$out/profile.md"
 cat "$out/profile.md"
 echo "==> $out/profile.md"
