@@ -5,7 +5,6 @@ using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;
-using NpgsqlTypes;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 
@@ -199,11 +198,45 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, IReadOnlyList<HighlightState> writes,
         HighlightHoldings change, long firstSeq, CancellationToken cancellationToken)
     {
+        // One array per column, filled in one pass; typed parameters, whose PostgreSQL types Npgsql knows from the CLR types.
         var n = writes.Count;
+        var ids = new string[n];
+        var books = new long[n];
+        var texts = new string?[n];
+        var starts = new int?[n];
+        var lengths = new int?[n];
+        var colors = new string?[n];
+        var notes = new string?[n];
+        var createdAt = new DateTimeOffset[n];
+        var modifiedAt = new DateTimeOffset[n];
         var seq = new long[n];
+        var versions = new long[n];
+        var deleted = new bool[n];
+        var textAt = new DateTimeOffset[n];
+        var rangeAt = new DateTimeOffset[n];
+        var colorAt = new DateTimeOffset[n];
+        var noteAt = new DateTimeOffset[n];
+        var locations = new string?[n];
         for (var i = 0; i < n; i++)
         {
+            var w = writes[i];
+            ids[i] = w.Id.ToString();
+            books[i] = w.Id.Book.Value;
+            texts[i] = w.Text;
+            starts[i] = w.Start;
+            lengths[i] = w.Length;
+            colors[i] = w.Color;
+            notes[i] = w.Note;
+            createdAt[i] = w.CreatedAt.ToUniversalTime();
+            modifiedAt[i] = w.ModifiedAt.ToUniversalTime();
             seq[i] = firstSeq + 1 + i;
+            versions[i] = w.Version;
+            deleted[i] = w.Deleted;
+            textAt[i] = w.Times.Text.ToUniversalTime();
+            rangeAt[i] = w.Times.Range.ToUniversalTime();
+            colorAt[i] = w.Times.Color.ToUniversalTime();
+            noteAt[i] = w.Times.Note.ToUniversalTime();
+            locations[i] = w.Location;
         }
 
         var store = new NpgsqlBatchCommand(HighlightSyncQueries.Store)
@@ -211,23 +244,23 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             Parameters =
             {
                 new NpgsqlParameter<long> { TypedValue = user.Value },
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Id.ToString()).ToArray()),
-                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Id.Book.Value).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Text).ToArray()),
-                Array(NpgsqlDbType.Integer, writes.Select(w => w.Start).ToArray()),
-                Array(NpgsqlDbType.Integer, writes.Select(w => w.Length).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Color).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Note).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.CreatedAt.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.ModifiedAt.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.Bigint, seq),
-                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Version).ToArray()),
-                Array(NpgsqlDbType.Boolean, writes.Select(w => w.Deleted).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Text.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Range.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Color.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Note.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Location).ToArray()),
+                new NpgsqlParameter<string[]> { TypedValue = ids },
+                new NpgsqlParameter<long[]> { TypedValue = books },
+                new NpgsqlParameter<string?[]> { TypedValue = texts },
+                new NpgsqlParameter<int?[]> { TypedValue = starts },
+                new NpgsqlParameter<int?[]> { TypedValue = lengths },
+                new NpgsqlParameter<string?[]> { TypedValue = colors },
+                new NpgsqlParameter<string?[]> { TypedValue = notes },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = createdAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = modifiedAt },
+                new NpgsqlParameter<long[]> { TypedValue = seq },
+                new NpgsqlParameter<long[]> { TypedValue = versions },
+                new NpgsqlParameter<bool[]> { TypedValue = deleted },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = textAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = rangeAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = colorAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = noteAt },
+                new NpgsqlParameter<string?[]> { TypedValue = locations },
             },
         };
         await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
@@ -261,9 +294,6 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             new NpgsqlParameter<long> { TypedValue = seq },
         },
     };
-
-    private static NpgsqlParameter Array(NpgsqlDbType elementType, object values) =>
-        new() { NpgsqlDbType = NpgsqlDbType.Array | elementType, Value = values };
 
     /// <summary>
     /// A highlight from columns id, text, start, length, color, note, created_at, modified_at, version,
