@@ -10,5 +10,5 @@ public static class HighlightColor
 
     public static IReadOnlyList<string> All { get; } = [Yellow, Pink, Blue, Green];
 
-    public static bool IsKnown(string? color) => color is not null && All.Contains(color, StringComparer.Ordinal);
+    public static bool IsKnown(string? color) => color is Yellow or Pink or Blue or Green;
 }

@@ -1,3 +1,4 @@
+using System.Collections.ObjectModel;
 using Kobo.Sync.Domain.Text;
 
 namespace Kobo.Sync.Domain.Highlights;
@@ -14,44 +15,48 @@ public static class HighlightRules
     /// <summary>Returns one message per broken rule, keyed by the field's name; empty when valid.</summary>
     public static IReadOnlyDictionary<string, string> Check(string? text, int start, int length, string? color, string? note)
     {
-        var problems = new Dictionary<string, string>(StringComparer.Ordinal);
+        // Most changes are valid: the dictionary is made for the first problem only.
+        Dictionary<string, string>? problems = null;
         if (string.IsNullOrWhiteSpace(text))
         {
-            problems["text"] = "Text is required.";
+            Problems(ref problems)["text"] = "Text is required.";
         }
         else if (text.Length > MaxTextLength)
         {
-            problems["text"] = $"Text is longer than {MaxTextLength} characters.";
+            Problems(ref problems)["text"] = $"Text is longer than {MaxTextLength} characters.";
         }
         else if (StorableText.Problem(text) is { } unstorable)
         {
-            problems["text"] = $"Text {unstorable}, which cannot be stored.";
+            Problems(ref problems)["text"] = $"Text {unstorable}, which cannot be stored.";
         }
 
         if (start < 0)
         {
-            problems["start"] = "Start must be zero or more.";
+            Problems(ref problems)["start"] = "Start must be zero or more.";
         }
 
         if (length < 1)
         {
-            problems["length"] = "Length must be at least 1.";
+            Problems(ref problems)["length"] = "Length must be at least 1.";
         }
 
         if (!HighlightColor.IsKnown(color))
         {
-            problems["color"] = $"Color must be one of: {string.Join(", ", HighlightColor.All)}.";
+            Problems(ref problems)["color"] = $"Color must be one of: {string.Join(", ", HighlightColor.All)}.";
         }
 
         if (note is { Length: > MaxNoteLength })
         {
-            problems["note"] = $"Note is longer than {MaxNoteLength} characters.";
+            Problems(ref problems)["note"] = $"Note is longer than {MaxNoteLength} characters.";
         }
         else if (note is not null && StorableText.Problem(note) is { } unstorable)
         {
-            problems["note"] = $"Note {unstorable}, which cannot be stored.";
+            Problems(ref problems)["note"] = $"Note {unstorable}, which cannot be stored.";
         }
 
-        return problems;
+        return (IReadOnlyDictionary<string, string>?)problems ?? ReadOnlyDictionary<string, string>.Empty;
     }
+
+    private static Dictionary<string, string> Problems(ref Dictionary<string, string>? problems) =>
+        problems ??= new Dictionary<string, string>(StringComparer.Ordinal);
 }

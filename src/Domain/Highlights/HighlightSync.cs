@@ -35,7 +35,7 @@ public sealed class HighlightSync(
 
         var now = clock.GetUtcNow();
         var results = new ChangeResult[changes.Count];
-        var valid = new (int Index, ValidChange Change)[changes.Count];
+        var valid = new (int Index, ValidChange Change, string Id)[changes.Count];
         var validCount = 0;
         for (var i = 0; i < changes.Count; i++)
         {
@@ -52,7 +52,7 @@ public sealed class HighlightSync(
             }
             else
             {
-                valid[validCount++] = (i, change);
+                valid[validCount++] = (i, change, id!);
             }
         }
 
@@ -66,34 +66,45 @@ public sealed class HighlightSync(
             return results;
         }
 
-        var batch = valid[..validCount];
-        var ids = batch.Select(v => v.Change.Id).ToHashSet();
+        var ids = new HashSet<HighlightId>(validCount);
+        for (var v = 0; v < validCount; v++)
+        {
+            ids.Add(valid[v].Change.Id);
+        }
+
         var found = await store.ApplyAsync(user, ids, (stored, holdings) =>
         {
-            // Changes apply in request order; a later change of the same highlight meets the earlier one's result.
-            var current = new Dictionary<HighlightId, HighlightState>(stored);
-            var written = new HashSet<HighlightId>();
-            foreach (var (index, change) in batch)
+            // Changes apply in request order; a later change of the same highlight meets the earlier one's
+            // result. The states to store, in the order their highlights were first written, each the latest
+            // decided; a highlight not among them has met only replays, so its current state is the stored one.
+            var writes = new List<HighlightState>(ids.Count);
+            var slots = new Dictionary<HighlightId, int>(ids.Count);
+            for (var v = 0; v < validCount; v++)
             {
-                var decision = ConflictRules.Decide(current.GetValueOrDefault(change.Id), change, now);
-                if (decision.Writes)
-                {
-                    current[change.Id] = decision.State;
-                }
+                var (index, change, id) = valid[v];
+                var written = slots.TryGetValue(change.Id, out var slot);
+                var current = written ? writes[slot] : stored.GetValueOrDefault(change.Id);
+                var decision = ConflictRules.Decide(current, change, now);
 
                 // A conflict stores the winner again, unchanged (same version), with a new sequence
                 // number: the losing device holds its own edit locally, and its next pull must bring
                 // the winner even when its token is already past the winner's first delivery.
                 if (decision.Writes || decision.Status == ChangeStatus.Conflict)
                 {
-                    written.Add(change.Id);
+                    if (!written)
+                    {
+                        slots[change.Id] = writes.Count;
+                        writes.Add(decision.State);
+                    }
+                    else if (decision.Writes)
+                    {
+                        writes[slot] = decision.State;
+                    }
                 }
 
-                results[index] = new ChangeResult(
-                    change.Id.ToString(), decision.Status, Versions.Format(decision.State.Version), decision.Reason);
+                results[index] = new ChangeResult(id, decision.Status, Versions.Format(decision.State.Version), decision.Reason);
             }
 
-            var writes = written.Select(id => current[id]).ToArray();
             EnsureWithinQuota(holdings, HighlightHoldings.Change(stored, writes));
             return writes;
         }, cancellationToken).ConfigureAwait(false);

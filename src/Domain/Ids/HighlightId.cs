@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace Kobo.Sync.Domain.Ids;
 
 /// <summary>
@@ -50,5 +52,35 @@ public readonly record struct HighlightId(UserNo User, BookNo Book, HighlightKey
         return true;
     }
 
-    public override string ToString() => BookPrefix(User, Book) + Key.Value;
+    // One string, written in place: a push formats each of its ids, and the prefix's pieces were a string each.
+    public override string ToString()
+    {
+        var key = Key.Value;
+        var length = CollectionPrefix.Length + Digits(User.Value) + BookSegment.Length + Digits(Book.Value) + 1 + key.Length;
+        return string.Create(length, (User.Value, Book.Value, key), static (span, id) =>
+        {
+            CollectionPrefix.CopyTo(span);
+            var at = CollectionPrefix.Length;
+            id.Item1.TryFormat(span[at..], out var written, default, CultureInfo.InvariantCulture);
+            at += written;
+            BookSegment.CopyTo(span[at..]);
+            at += BookSegment.Length;
+            id.Item2.TryFormat(span[at..], out written, default, CultureInfo.InvariantCulture);
+            at += written;
+            span[at++] = '/';
+            id.Item3.CopyTo(span[at..]);
+        });
+    }
+
+    private static int Digits(long value)
+    {
+        var digits = 1;
+        while (value >= 10)
+        {
+            value /= 10;
+            digits++;
+        }
+
+        return digits;
+    }
 }

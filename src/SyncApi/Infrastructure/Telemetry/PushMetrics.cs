@@ -7,9 +7,31 @@ internal static class PushMetrics
 {
     public static void RecordPushResults(this SyncMetrics metrics, IReadOnlyList<ChangeResult> results)
     {
-        foreach (var status in results.GroupBy(r => r.Status, StringComparer.Ordinal))
+        // The four statuses counted in one pass, without grouping; each status a push has is recorded once (any other as it comes).
+        int applied = 0, unchanged = 0, conflict = 0, rejected = 0;
+        for (var i = 0; i < results.Count; i++)
         {
-            metrics.RecordPushChanges(status.Key, status.Count());
+            switch (results[i].Status)
+            {
+                case ChangeStatus.Applied: applied++; break;
+                case ChangeStatus.Unchanged: unchanged++; break;
+                case ChangeStatus.Conflict: conflict++; break;
+                case ChangeStatus.Rejected: rejected++; break;
+                default: metrics.RecordPushChanges(results[i].Status, 1); break;
+            }
+        }
+
+        Record(metrics, ChangeStatus.Applied, applied);
+        Record(metrics, ChangeStatus.Unchanged, unchanged);
+        Record(metrics, ChangeStatus.Conflict, conflict);
+        Record(metrics, ChangeStatus.Rejected, rejected);
+    }
+
+    private static void Record(SyncMetrics metrics, string status, int count)
+    {
+        if (count > 0)
+        {
+            metrics.RecordPushChanges(status, count);
         }
     }
 }

@@ -22,6 +22,12 @@ internal static class ChangeSeqQueries
         "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq, highlight_count, highlight_bytes";
 
     /// <summary>
+    /// Ends a write's transaction as the last statement of its last batch, so that the commit costs no
+    /// round trip of its own (Npgsql follows the transaction's state from the server's answers).
+    /// </summary>
+    public const string Commit = "COMMIT";
+
+    /// <summary>
     /// $1 user_no. Read before the change pages: every change numbered up to this value has committed,
     /// so the pages, read after, see all of them. No row when the user does not exist.
     /// </summary>

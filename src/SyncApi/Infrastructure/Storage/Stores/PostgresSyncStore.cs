@@ -5,14 +5,13 @@ using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Npgsql;
-using NpgsqlTypes;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="HighlightSyncQueries"/> and the other <c>Sql/*Queries</c>): a push is one transaction
-/// that takes the user's change sequence (reading the user's highlight holdings with it), locks and loads
-/// the highlights it touches and stores the decided states in one statement, the holdings' change beside it; a pull is one round trip of seven statements (the reading states'
+/// of two round trips: the first takes the user's change sequence (reading the user's highlight holdings with it) and locks and loads
+/// the highlights it touches; the second stores the decided states in one statement, the holdings' change beside it, and commits; a pull is one round trip of seven statements (the reading states'
 /// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
 /// wrote changes also sends live pull's notification (<see cref="ChangeSeqQueries.Notify"/>), in the same round
 /// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
@@ -30,15 +29,30 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
         long? lastSeq = null;
         var holdings = default(HighlightHoldings);
-        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeqForHighlights, connection, transaction))
+        var stored = new Dictionary<HighlightId, HighlightState>(ids.Count);
+
+        // The numbers (the user's row lock) and the highlights (their row locks, in that order) in one round trip.
+        await using (var take = new NpgsqlBatch(connection, transaction) { BatchCommands = { TakeCommand(user, ids.Count) } })
         {
-            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
-            await using var reader = await take.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            if (ids.Count > 0)
+            {
+                take.BatchCommands.Add(LoadCommand(ids));
+            }
+
+            await using var reader = await take.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
             if (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 lastSeq = reader.GetInt64(0);
                 holdings = new HighlightHoldings(reader.GetInt64(1), reader.GetInt64(2));
+            }
+
+            if (ids.Count > 0 && await reader.NextResultAsync(cancellationToken).ConfigureAwait(false))
+            {
+                while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+                {
+                    var state = ReadState(reader, 0, withFieldTimes: true);
+                    stored[state.Id] = state;
+                }
             }
         }
 
@@ -47,29 +61,41 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             return false;
         }
 
-        var stored = new Dictionary<HighlightId, HighlightState>(ids.Count);
-        if (ids.Count > 0)
-        {
-            await using var load = new NpgsqlCommand(HighlightSyncQueries.LoadForWrite, connection, transaction);
-            load.Parameters.Add(new NpgsqlParameter<string[]> { TypedValue = ids.Select(id => id.ToString()).ToArray() });
-            await using var reader = await load.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-            {
-                var state = ReadState(reader, 0, withFieldTimes: true);
-                stored[state.Id] = state;
-            }
-        }
-
         var writes = decide(stored, holdings);
         if (writes.Count > 0)
         {
-            await StoreAsync(
+            // Commits in the same round trip as the store.
+            await StoreAndCommitAsync(
                 connection, transaction, user, writes, HighlightHoldings.Change(stored, writes), lastSeq.Value - ids.Count, cancellationToken)
                 .ConfigureAwait(false);
         }
+        else
+        {
+            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        }
 
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         return true;
+    }
+
+    private static NpgsqlBatchCommand TakeCommand(UserNo user, int count) => new(ChangeSeqQueries.TakeChangeSeqForHighlights)
+    {
+        Parameters =
+        {
+            new NpgsqlParameter<long> { TypedValue = user.Value },
+            new NpgsqlParameter<long> { TypedValue = count },
+        },
+    };
+
+    private static NpgsqlBatchCommand LoadCommand(IReadOnlyCollection<HighlightId> ids)
+    {
+        var texts = new string[ids.Count];
+        var i = 0;
+        foreach (var id in ids)
+        {
+            texts[i++] = id.ToString();
+        }
+
+        return new(HighlightSyncQueries.LoadForWrite) { Parameters = { new NpgsqlParameter<string[]> { TypedValue = texts } } };
     }
 
     public async Task<StoredChanges?> ReadChangesAsync(
@@ -163,15 +189,54 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
     }
 
-    private async Task StoreAsync(
+    /// <summary>
+    /// The store, the holdings' change and live pull's notification, then <c>COMMIT</c>, in one round trip. When
+    /// a statement fails the server skips the rest, the <c>COMMIT</c> included, and the transaction rolls back
+    /// when it is disposed; after the <c>COMMIT</c> the connection is out of the transaction and its disposal sends nothing.
+    /// </summary>
+    private async Task StoreAndCommitAsync(
         NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, IReadOnlyList<HighlightState> writes,
         HighlightHoldings change, long firstSeq, CancellationToken cancellationToken)
     {
+        // One array per column, filled in one pass; typed parameters, whose PostgreSQL types Npgsql knows from the CLR types.
         var n = writes.Count;
+        var ids = new string[n];
+        var books = new long[n];
+        var texts = new string?[n];
+        var starts = new int?[n];
+        var lengths = new int?[n];
+        var colors = new string?[n];
+        var notes = new string?[n];
+        var createdAt = new DateTimeOffset[n];
+        var modifiedAt = new DateTimeOffset[n];
         var seq = new long[n];
+        var versions = new long[n];
+        var deleted = new bool[n];
+        var textAt = new DateTimeOffset[n];
+        var rangeAt = new DateTimeOffset[n];
+        var colorAt = new DateTimeOffset[n];
+        var noteAt = new DateTimeOffset[n];
+        var locations = new string?[n];
         for (var i = 0; i < n; i++)
         {
+            var w = writes[i];
+            ids[i] = w.Id.ToString();
+            books[i] = w.Id.Book.Value;
+            texts[i] = w.Text;
+            starts[i] = w.Start;
+            lengths[i] = w.Length;
+            colors[i] = w.Color;
+            notes[i] = w.Note;
+            createdAt[i] = w.CreatedAt.ToUniversalTime();
+            modifiedAt[i] = w.ModifiedAt.ToUniversalTime();
             seq[i] = firstSeq + 1 + i;
+            versions[i] = w.Version;
+            deleted[i] = w.Deleted;
+            textAt[i] = w.Times.Text.ToUniversalTime();
+            rangeAt[i] = w.Times.Range.ToUniversalTime();
+            colorAt[i] = w.Times.Color.ToUniversalTime();
+            noteAt[i] = w.Times.Note.ToUniversalTime();
+            locations[i] = w.Location;
         }
 
         var store = new NpgsqlBatchCommand(HighlightSyncQueries.Store)
@@ -179,23 +244,23 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             Parameters =
             {
                 new NpgsqlParameter<long> { TypedValue = user.Value },
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Id.ToString()).ToArray()),
-                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Id.Book.Value).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Text).ToArray()),
-                Array(NpgsqlDbType.Integer, writes.Select(w => w.Start).ToArray()),
-                Array(NpgsqlDbType.Integer, writes.Select(w => w.Length).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Color).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Note).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.CreatedAt.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.ModifiedAt.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.Bigint, seq),
-                Array(NpgsqlDbType.Bigint, writes.Select(w => w.Version).ToArray()),
-                Array(NpgsqlDbType.Boolean, writes.Select(w => w.Deleted).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Text.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Range.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Color.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.TimestampTz, writes.Select(w => w.Times.Note.ToUniversalTime()).ToArray()),
-                Array(NpgsqlDbType.Text, writes.Select(w => w.Location).ToArray()),
+                new NpgsqlParameter<string[]> { TypedValue = ids },
+                new NpgsqlParameter<long[]> { TypedValue = books },
+                new NpgsqlParameter<string?[]> { TypedValue = texts },
+                new NpgsqlParameter<int?[]> { TypedValue = starts },
+                new NpgsqlParameter<int?[]> { TypedValue = lengths },
+                new NpgsqlParameter<string?[]> { TypedValue = colors },
+                new NpgsqlParameter<string?[]> { TypedValue = notes },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = createdAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = modifiedAt },
+                new NpgsqlParameter<long[]> { TypedValue = seq },
+                new NpgsqlParameter<long[]> { TypedValue = versions },
+                new NpgsqlParameter<bool[]> { TypedValue = deleted },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = textAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = rangeAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = colorAt },
+                new NpgsqlParameter<DateTimeOffset[]> { TypedValue = noteAt },
+                new NpgsqlParameter<string?[]> { TypedValue = locations },
             },
         };
         await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
@@ -217,6 +282,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             batch.BatchCommands.Add(NotifyCommand(user, seq[^1]));
         }
 
+        batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Commit));
         await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
 
@@ -228,9 +294,6 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             new NpgsqlParameter<long> { TypedValue = seq },
         },
     };
-
-    private static NpgsqlParameter Array(NpgsqlDbType elementType, object values) =>
-        new() { NpgsqlDbType = NpgsqlDbType.Array | elementType, Value = values };
 
     /// <summary>
     /// A highlight from columns id, text, start, length, color, note, created_at, modified_at, version,
