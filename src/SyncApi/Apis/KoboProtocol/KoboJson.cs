@@ -1,4 +1,3 @@
-using System.Buffers;
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -15,18 +14,39 @@ internal static class KoboJson
     public static IResult Of(JsonNode node, int statusCode = StatusCodes.Status200OK) =>
         TypedResults.Text(node.ToJsonString(), ContentType, statusCode: statusCode);
 
-    /// <summary>A JSON array whose items <paramref name="writeItems"/> writes, as UTF-8 bytes; <paramref name="sizeHint"/> sizes the buffer.</summary>
-    public static byte[] Array(int sizeHint, Action<Utf8JsonWriter> writeItems)
-    {
-        var body = new ArrayBufferWriter<byte>(sizeHint);
-        using (var json = new Utf8JsonWriter(body))
-        {
-            json.WriteStartArray();
-            writeItems(json);
-            json.WriteEndArray();
-        }
+    /// <summary>
+    /// A 200 whose body is a JSON array of the items <paramref name="writeItems"/> writes, written
+    /// straight into the response's writer: a library page (about 180 KB for 100 books) never passes
+    /// through a growing array of its own, which took several large-object-heap arrays a page.
+    /// </summary>
+    public static IResult Array(Action<Utf8JsonWriter> writeItems) => new JsonArrayResult(writeItems);
 
-        return body.WrittenMemory.ToArray();
+    private sealed class JsonArrayResult(Action<Utf8JsonWriter> writeItems) : IResult
+    {
+        public async Task ExecuteAsync(HttpContext context)
+        {
+            var response = context.Response;
+            response.StatusCode = StatusCodes.Status200OK;
+            response.ContentType = ContentType;
+            long length;
+            using (var json = new Utf8JsonWriter(response.BodyWriter))
+            {
+                json.WriteStartArray();
+                writeItems(json);
+                json.WriteEndArray();
+                json.Flush();
+                length = json.BytesCommitted;
+            }
+
+            // Nothing has left yet (the answer is buffered until it is whole, or at least not flushed), so
+            // the device gets a Content-Length, as it did when the body was one array.
+            if (!response.HasStarted)
+            {
+                response.ContentLength = length;
+            }
+
+            await response.BodyWriter.FlushAsync(context.RequestAborted);
+        }
     }
 
     /// <summary>An empty object: the answer to a store call this service does not serve.</summary>

@@ -49,7 +49,7 @@ internal static class KoboLibraryApi
 
         var now = KoboJson.Timestamp(clock.GetUtcNow());
         var contentBase = KoboContentOrigin.BaseFor(options.Value, context);
-        var body = KoboJson.Array(4096 + (page.Books.Count * 1536) + (page.ReadingStates.Count * 512), json =>
+        var body = KoboJson.Array(json =>
         {
             foreach (var book in page.Books)
             {
@@ -78,7 +78,7 @@ internal static class KoboLibraryApi
             context.Response.Headers[SyncHeader] = "continue";
         }
 
-        return TypedResults.Bytes(body, KoboJson.ContentType);
+        return body;
     }
 
     private static async Task<IResult> Metadata(
@@ -90,8 +90,7 @@ internal static class KoboLibraryApi
         }
 
         var book = await OwnedAsync(context.Caller(), bookNo, store, cancellationToken);
-        var body = KoboJson.Array(2048, json => KoboEntitlements.WriteMetadata(json, book, KoboContentOrigin.BaseFor(options.Value, context)));
-        return TypedResults.Bytes(body, KoboJson.ContentType);
+        return KoboJson.Array(json => KoboEntitlements.WriteMetadata(json, book, KoboContentOrigin.BaseFor(options.Value, context)));
     }
 
     private static async Task<IResult> Archive(

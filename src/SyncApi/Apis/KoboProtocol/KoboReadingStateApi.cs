@@ -33,8 +33,7 @@ internal static class KoboReadingStateApi
 
         // The book and its state in one read: the state is dated from the book's arrival (Created).
         var book = await KoboLibraryApi.OwnedAsync(context.Caller(), bookNo, store, cancellationToken);
-        var body = KoboJson.Array(1024, json => KoboReadingStates.Write(json, book.Book, book.ReadingState, book.AcquiredAt));
-        return TypedResults.Bytes(body, KoboJson.ContentType);
+        return KoboJson.Array(json => KoboReadingStates.Write(json, book.Book, book.ReadingState, book.AcquiredAt));
     }
 
     private static async Task<IResult> Put(
