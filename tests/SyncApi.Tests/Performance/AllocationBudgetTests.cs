@@ -26,6 +26,13 @@ public sealed class AllocationBudgetTests(AllocationService service, ITestOutput
 
     private const int MeasuredRounds = 5;
 
+    /// <summary>
+    /// The log writer formats the request lines on its own thread, in batches, up to 200 ms after them
+    /// (BufferedStdoutSink.FlushInterval): a run waits for it on both sides, so it counts the formatting
+    /// of its own lines, not of the run before.
+    /// </summary>
+    private static readonly TimeSpan LogDrain = TimeSpan.FromMilliseconds(300);
+
     private const string AllocatedMetric = "dotnet_gc_heap_total_allocated_bytes_total";
 
     /// <summary>How far the service's own allocation counter on /metrics may differ from the in-process figure.</summary>
@@ -100,12 +107,14 @@ public sealed class AllocationBudgetTests(AllocationService service, ITestOutput
     private double Measure(HotRequest figure, RawHttpConnection connection)
     {
         service.Host.Logs.Clear();
+        Thread.Sleep(LogDrain);
         var before = GC.GetTotalAllocatedBytes(precise: true);
         for (var i = 0; i < figure.RequestsPerRun; i++)
         {
             figure.SendNext(connection);
         }
 
+        Thread.Sleep(LogDrain);
         var after = GC.GetTotalAllocatedBytes(precise: true);
         return (after - before) / (double)figure.RequestsPerRun;
     }
