@@ -12,15 +12,16 @@ namespace Kobo.Sync.SyncApi.Tests.Performance;
 /// allocate much more fails with the figure measured. Measured in this process, which hosts the service,
 /// with <c>GC.GetTotalAllocatedBytes(precise: true)</c> around runs of a few thousand requests from a
 /// client that allocates nothing per request (<see cref="RawHttpConnection"/>). Background work (the
-/// health publisher, telemetry timers, the log writer) adds to a run, never takes away, so each figure
-/// is the median of several runs. Alone, since any other test's work would count too.
+/// health publisher, telemetry timers) adds a little to a run, and now and then one run of ten comes
+/// out far below the others, so each figure is the median of several runs. Run times are printed,
+/// never asserted. Alone, since any other test's work would count too.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
 public sealed class AllocationBudgetTests(AllocationService service, ITestOutputHelper output) : IClassFixture<AllocationService>
 {
     /// <summary>
     /// Rounds of every figure before measuring (the first visit of each token validates it; JIT tiering,
-    /// pools and caches fill): the figures settled within 1 % from the second round on.
+    /// pools and caches fill): the figures settled within 2 % from the second round on.
     /// </summary>
     private const int WarmUpRounds = 3;
 
@@ -64,7 +65,6 @@ public sealed class AllocationBudgetTests(AllocationService service, ITestOutput
                     output.WriteLine($"round {round}, {figure.Key}: {runs[figure.Key][^1]:N0} bytes/request in {System.Diagnostics.Stopwatch.GetElapsedTime(started).TotalSeconds:N1} s");
                 }
             }
-
 
             metricsCheck = AgainstMetrics(figures[0], connection);
         });
