@@ -95,7 +95,8 @@ public sealed class AllocationBudgetTests(AllocationService service, ITestOutput
 
         if (AllocationBudgets.WriteRequested)
         {
-            AllocationBudgets.Write(measured, $"{DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSArchitecture}");
+            // A budget is a ceiling: the highest run, so that a run that came out low cannot make it too tight.
+            AllocationBudgets.Write(figures.ToDictionary(f => f.Key, f => runs[f.Key].Max()), $"{DateTime.UtcNow:yyyy-MM-dd}, {Environment.ProcessorCount} cores, {System.Runtime.InteropServices.RuntimeInformation.OSArchitecture}");
             output.WriteLine($"{AllocationBudgets.WriteVariable}=1: wrote these figures to {AllocationBudgets.FilePath}.");
             return;
         }
