@@ -64,6 +64,7 @@ trap 'rm -rf "$work"' EXIT
 users=$(bench_mint_tokens "$pg" "$work/tokens.tsv")
 bench_prepare_mode "$read" "$pg" "$url" "$work"
 [ "$read" != push ] || connections=$BENCH_PUSH_CONNECTIONS
+[ "$read" != kobo ] || connections=$BENCH_KOBO_CONNECTIONS
 
 measure_service() { bench_measure "$read" "$url" "$service_pid" "$postmaster" "$1" "$connections" "$work"; }
 

@@ -76,6 +76,9 @@ BENCH_PUSH_BOOK=999999
 # storage deadline on a shared 2-core box.
 BENCH_PUSH_CHANGES=10
 BENCH_PUSH_CONNECTIONS=8
+# The Kobo load's connections: at most Kobo:LinkLookupConcurrency (4) + Kobo:LinkLookupQueue (16), so that
+# while the link cache (a minute's lifetime) refills no look-up is refused with 503.
+BENCH_KOBO_CONNECTIONS=16
 
 # PG OUT: one "userNo<TAB>bookNo" line for each user and book with live highlights (the push load's book
 # left out), at most 3 books a user: every request of a user carries the same device token, and a user
@@ -166,7 +169,7 @@ bench_wrk_mode() {
       passes=$(bench_push_passes "$3" "$users")
       TOKENS="$5" PASSES="$passes" THREADS=2 BOOK="$BENCH_PUSH_BOOK" \
         wrk -t2 -c"$BENCH_PUSH_CONNECTIONS" -d"${3}s" --latency -s load/wrk/device-push.lua "$2" >"$6" 2>&1 ;;
-    kobo) LINKS="$dir/kobo-links.txt" wrk -t2 -c"$4" -d"${3}s" --latency -s load/wrk/kobo-sync.lua "$2" >"$6" 2>&1 ;;
+    kobo) LINKS="$dir/kobo-links.txt" wrk -t2 -c"$(( $4 < BENCH_KOBO_CONNECTIONS ? $4 : BENCH_KOBO_CONNECTIONS ))" -d"${3}s" --latency -s load/wrk/kobo-sync.lua "$2" >"$6" 2>&1 ;;
     live) wrk -t2 -c"$4" -d"${3}s" --latency "$2/healthz/live" >"$6" 2>&1 ;;
     *) echo "unknown read mode: $1" >&2; exit 2 ;;
   esac
