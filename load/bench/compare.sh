@@ -4,7 +4,7 @@
 #
 #   load/bench/compare.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       [--url http://127.0.0.1:5080] [--rounds 3] [--seconds 15] [--warmup 20] [--connections 32]
-#       [--reads "user highlights"] [--also http://127.0.0.1:5090 --also-label "coalescing off"] [--bare | --bare-multiplexing]
+#       [--reads "user highlights book"] [--also http://127.0.0.1:5090 --also-label "coalescing off"] [--bare | --bare-multiplexing]
 #
 # --also measures a second service instance (another build or configuration on the same database)
 # in the same rounds, A B C A B C, so a change is judged against its alternative under the same noise.
@@ -53,13 +53,14 @@ report="load/results/compare-$stamp.md"
 
 echo "==> minting device tokens"
 users=$(bench_mint_tokens "$pg" "$work/tokens.tsv")
+for read in $reads; do bench_prepare_mode "$read" "$pg" "$url" "$work"; done
 if [ -n "$bare" ]; then
   echo "==> starting the bare reference app at $also"
   bare_pid=$(bench_start_bare "$pg" "$also" "$work/bare.log" "$bare_settings") && [ -n "$bare_pid" ] || exit 2
 fi
 
 run_wrk() { # read [url] [seconds] -> "rps p99ms"
-  bench_wrk "$1" "${2:-$url}" "${3:-$seconds}" "$connections" "$work/tokens.tsv" "$work/wrk.out"
+  bench_wrk_mode "$1" "${2:-$url}" "${3:-$seconds}" "$connections" "$work/tokens.tsv" "$work/wrk.out"
   awk '/^Requests\/sec/ {rps=$2}
        /^ +99%/ {v=$2; if (v ~ /us$/) {sub(/us$/,"",v); v/=1000} else if (v ~ /ms$/) {sub(/ms$/,"",v)} else if (v ~ /s$/) {sub(/s$/,"",v); v*=1000}; p99=v}
        END {printf "%.0f %.2f\n", rps, p99}' "$work/wrk.out"

@@ -7,14 +7,18 @@ bench_require_loopback() {
   case "$1" in http://127.*|http://localhost*) ;; *) echo "refusing a non-loopback target: $1" >&2; exit 2 ;; esac
 }
 
-# PG OUT: one "userNo<TAB>token" line per user of the database, signed with $AUTH_SIGNING_KEY;
-# prints the number of users.
+# PG OUT [DLL]: one "userNo<TAB>token" line per user of the database, signed with $AUTH_SIGNING_KEY;
+# prints the number of users. DLL is a built service to mint them with (by default this checkout's,
+# built here).
 bench_mint_tokens() {
-  local users
+  local users dll="${3:-}"
   [ -n "${AUTH_SIGNING_KEY:-}" ] || { echo "set AUTH_SIGNING_KEY to the service's Auth:SigningKey" >&2; exit 2; }
   users=$(psql "$1" -Atc "SELECT max(user_no) FROM users")
-  dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
-  Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll \
+  if [ -z "$dll" ]; then
+    dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
+    dll=src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
+  fi
+  Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet "$dll" \
     token --users "1-$users" --device bench --hours 4 | grep -P '^\d+\t' >"$2"
   echo "$users"
 }
@@ -56,4 +60,202 @@ bench_start_bare() {
   cat "$3" >&2
   kill "$pid" 2>/dev/null
   exit 2
+}
+
+# The load of each --read mode of cost.sh and watch.sh, beyond compare.sh's two reads:
+#   book    first page of GET /v1/users/N/books/B/highlights over every user and book with highlights
+#           (books.tsv beside the tokens, from bench_book_pairs)
+#   push    POST /v1/users/N/changes of 10 highlight changes, all applied (load/wrk/device-push.lua)
+#   kobo    the first page of a Kobo library sync, GET /kobo/{secret}/v1/library/sync with no sync token
+#           (kobo-links.txt beside the tokens, from bench_kobo_links)
+#   live    GET /healthz/live: no token, no database, the framework's floor
+# The book number the push load writes to: one the demo data does not use (see device-push.lua).
+BENCH_PUSH_BOOK=999999
+# The changes of one push request, and the connections it runs with: a push holds the user's row lock
+# to commit, so fewer connections than the reads keep its queue (and its answers) well inside the
+# storage deadline on a shared 2-core box.
+BENCH_PUSH_CHANGES=10
+BENCH_PUSH_CONNECTIONS=8
+# The Kobo load's connections: at most Kobo:LinkLookupConcurrency (4) + Kobo:LinkLookupQueue (16), so that
+# while the link cache (a minute's lifetime) refills no look-up is refused with 503.
+BENCH_KOBO_CONNECTIONS=16
+
+# PG OUT: one "userNo<TAB>bookNo" line for each user and book with live highlights (the push load's book
+# left out), at most 3 books a user: every request of a user carries the same device token, and a user
+# with dozens of books would otherwise be sent more than the service's per-device allowance (20 at once,
+# then 10 a second) and answered 429. Prints the number of lines.
+bench_book_pairs() {
+  psql "$1" -Atc "SELECT user_no || E'\t' || book_no FROM (
+                    SELECT user_no, book_no, row_number() OVER (PARTITION BY user_no ORDER BY book_no) AS nth
+                    FROM highlights WHERE deleted_at IS NULL AND book_no <> $BENCH_PUSH_BOOK GROUP BY user_no, book_no) b
+                  WHERE nth <= 3 ORDER BY user_no, book_no" >"$2"
+  wc -l <"$2"
+}
+
+# PG URL TOKENS OUT [MAX]: makes a Kobo link (POST /v1/users/N/kobo-links with the user's device token)
+# for each of the first MAX (default 1000) users that own books, and writes their "/kobo/<secret>" paths,
+# one a line; prints how many. A user keeps at most 20 live links: each call makes one more.
+bench_kobo_links() {
+  local max="${5:-1000}"
+  psql "$1" -Atc "SELECT DISTINCT user_no FROM users_books WHERE removed_at IS NULL ORDER BY user_no LIMIT $max" >"$4.users"
+  timeout 600 /usr/bin/python3 - "$2" "$3" "$4.users" "$4" <<'PY'
+import http.client, json, sys, urllib.parse
+url, tokens_path, users_path, out_path = sys.argv[1:5]
+parts = urllib.parse.urlsplit(url)
+tokens = dict(line.rstrip("\n").split("\t", 1) for line in open(tokens_path) if "\t" in line)
+connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+paths = []
+for user in (line.strip() for line in open(users_path)):
+    if user not in tokens:
+        continue
+    connection.request("POST", f"/v1/users/{user}/kobo-links", body=b"", headers={"Authorization": "Bearer " + tokens[user]})
+    response = connection.getresponse()
+    body = response.read()
+    if response.status != 201:
+        sys.exit(f"POST /v1/users/{user}/kobo-links answered {response.status}: {body[:300]!r}")
+    paths.append(urllib.parse.urlsplit(json.loads(body)["apiEndpoint"]).path)
+with open(out_path, "w") as out:
+    out.write("".join(p + "\n" for p in paths))
+print(len(paths))
+PY
+  rm -f "$4.users"
+}
+
+# URL TOKENS: one push of the push load's shape for the first user of TOKENS, with curl, and its answer
+# checked: every change "applied". Its keys are its own (watchcheck0..9), so it leaves the load's alone.
+bench_push_check() {
+  local user token at body answer applied attempt
+  IFS=$'\t' read -r user token <"$2"
+  # A first push on a cold service on a busy box may miss the storage deadline (503, retry later): as a
+  # device would, try again a few times, each time as a new edit (a newer time and text).
+  for attempt in 1 2 3 4 5; do
+    at=$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)
+    body=$(for k in $(seq 0 $((BENCH_PUSH_CHANGES - 1))); do
+      printf '{"op":"upsert","bookNo":"%s","key":"watchcheck%s","text":"watch check %s","start":1,"length":24,"color":"yellow","modifiedAt":"%s"}\n' \
+        "$BENCH_PUSH_BOOK" "$k" "$at" "$at"
+    done | paste -sd, -)
+    answer=$(curl -sS -X POST -H "Authorization: Bearer $token" -H "Content-Type: application/json" \
+      --data "{\"changes\":[$body]}" -w '\n%{http_code}' "$1/v1/users/$user/changes") || answer=$'\n000'
+    if [ "${answer##*$'\n'}" != 503 ] || [ "$attempt" -eq 5 ]; then break; fi
+    sleep 2
+  done
+  [ "${answer##*$'\n'}" = 200 ] || { echo "the push check was answered ${answer##*$'\n'}: ${answer%$'\n'*}" >&2; return 1; }
+  answer=${answer%$'\n'*}
+  applied=$(grep -o '"status":"applied"' <<<"$answer" | wc -l)
+  if [ "$applied" -ne "$BENCH_PUSH_CHANGES" ]; then
+    echo "the push check had $applied of $BENCH_PUSH_CHANGES changes applied: $answer" >&2
+    return 1
+  fi
+}
+
+# URL: changes the service has applied so far (its /metrics kobo_sync_push_changes_total{status="applied"}).
+bench_push_applied() {
+  curl -fsS "$1/metrics" 2>/dev/null | awk '/^kobo_sync_push_changes_total/ && /status="applied"/ {n += $2} END {printf "%.0f", n}'
+}
+
+# URL: managed bytes the service has allocated so far, or nothing when its /metrics is off.
+bench_allocated() {
+  curl -fsS "$1/metrics" 2>/dev/null | awk '/^dotnet_gc_heap_total_allocated_bytes_total/ {printf "%.0f", $2}'
+}
+
+# SECONDS USERS: how many passes over the users the push load formats, enough for SECONDS at up to
+# 3,000 pushes a second (device-push.lua repeats itself, "unchanged", past them).
+bench_push_passes() {
+  echo $(( ($1 * 3000 + $2 - 1) / $2 + 1 ))
+}
+
+# MODE URL SECONDS CONNECTIONS TOKENS OUT: wrk with the driver of MODE (user, highlights, book, push,
+# kobo, live); books.tsv and kobo-links.txt are read beside TOKENS. Warns of non-2xx answers.
+bench_wrk_mode() {
+  local dir passes users
+  dir=$(dirname "$5")
+  case "$1" in
+    user|highlights) bench_wrk "$1" "$2" "$3" "$4" "$5" "$6"; return 0 ;;
+    book) READ=book TOKENS="$5" BOOKS="$dir/books.tsv" wrk -t2 -c"$4" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1 ;;
+    push)
+      users=$(wc -l <"$5")
+      passes=$(bench_push_passes "$3" "$users")
+      TOKENS="$5" PASSES="$passes" THREADS=2 BOOK="$BENCH_PUSH_BOOK" \
+        wrk -t2 -c"$BENCH_PUSH_CONNECTIONS" -d"${3}s" --latency -s load/wrk/device-push.lua "$2" >"$6" 2>&1 ;;
+    kobo) LINKS="$dir/kobo-links.txt" wrk -t2 -c"$(( $4 < BENCH_KOBO_CONNECTIONS ? $4 : BENCH_KOBO_CONNECTIONS ))" -d"${3}s" --latency -s load/wrk/kobo-sync.lua "$2" >"$6" 2>&1 ;;
+    live) wrk -t2 -c"$4" -d"${3}s" --latency "$2/healthz/live" >"$6" 2>&1 ;;
+    *) echo "unknown read mode: $1" >&2; exit 2 ;;
+  esac
+  if grep -q "Non-2xx" "$6"; then
+    echo "wrk saw non-2xx answers:" >&2
+    grep -A1 "Non-2xx" "$6" >&2
+  fi
+  return 0
+}
+
+# MODE PG URL WORK: what MODE needs beside the tokens in WORK/tokens.tsv: the book pairs, the Kobo links,
+# or the push load's highlights (created by one pass of the load, then counted in the database).
+bench_prepare_mode() {
+  case "$1" in
+    book) echo "==> $(bench_book_pairs "$2" "$4/books.tsv") users' books with highlights" >&2 ;;
+    kobo) echo "==> $(bench_kobo_links "$2" "$3" "$4/tokens.tsv" "$4/kobo-links.txt") Kobo links made" >&2 ;;
+    push)
+      bench_push_check "$3" "$4/tokens.tsv" || exit 2
+      echo "==> push check: $BENCH_PUSH_CHANGES of $BENCH_PUSH_CHANGES changes applied" >&2
+      bench_push_prime "$2" "$3" "$4" ;;
+  esac
+}
+
+# PG URL WORK: runs the push load until every user of WORK/tokens.tsv has its 10 highlights in the push
+# load's book, so that measured pushes update (not create) them, as every later run does. Bounded:
+# three runs of 20 s at most.
+bench_push_prime() {
+  local users want have _
+  users=$(wc -l <"$3/tokens.tsv")
+  want=$(( users * BENCH_PUSH_CHANGES ))
+  for _ in 1 2 3; do
+    have=$(psql "$1" -Atc "SELECT count(*) FROM highlights WHERE book_no = $BENCH_PUSH_BOOK AND id LIKE '%/watch_'")
+    [ "$have" -lt "$want" ] || break
+    echo "==> push load's highlights: $have of $want; pushing a pass over the users" >&2
+    bench_wrk_mode push "$2" 20 "$BENCH_PUSH_CONNECTIONS" "$3/tokens.tsv" "$3/prime.out"
+  done
+  have=$(psql "$1" -Atc "SELECT count(*) FROM highlights WHERE book_no = $BENCH_PUSH_BOOK AND id LIKE '%/watch_'")
+  [ "$have" -ge "$want" ] || { echo "the push load's highlights are $have of $want after priming" >&2; exit 2; }
+}
+
+# CPU per process, from /proc, in clock ticks (getconf CLK_TCK a second).
+bench_port_of() { echo "$1" | sed -n 's/.*:\([0-9][0-9]*\).*/\1/p'; }
+# PORT: the pid of the process listening on the TCP port.
+bench_listener() { ss -ltnpH "sport = :$1" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; }
+bench_own_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# POSTMASTER: the postmaster's own time, its live children's and what its exited children used.
+bench_pg_ticks() {
+  local total reaped pid
+  reaped=$(awk '{print $16 + $17}' "/proc/$1/stat")
+  total=$(( $(bench_own_ticks "$1") + reaped ))
+  for pid in $(pgrep -P "$1"); do
+    total=$(( total + $(bench_own_ticks "$pid" 2>/dev/null || echo 0) ))
+  done
+  echo "$total"
+}
+# PID: what the process's reaped children (wrk, pgbench) used.
+bench_children_ticks() { awk '{print $16 + $17}' "/proc/$1/stat"; }
+# TICKS N: microseconds per request.
+bench_per_request() { awk -v t="$(getconf CLK_TCK)" -v n="$2" -v d="$1" 'BEGIN {printf "%.1f", d / t * 1e6 / n}'; }
+
+# MODE URL SERVICE_PID POSTMASTER SECONDS CONNECTIONS WORK: one wrk run of MODE against the service,
+# with what it cost. Prints "req/s service-µs bytes postgres-µs wrk-µs requests applied non-2xx", each
+# cost per request; bytes is "-" when the service's /metrics is off, applied the changes the service
+# applied meanwhile (push), non-2xx the answers wrk counted outside 2xx/3xx. Run it in a subshell of
+# its own ($(...)): the load generator's CPU is read as the subshell's reaped children's.
+bench_measure() {
+  local mode="$1" url="$2" pid="$3" postmaster="$4" seconds="$5" connections="$6" work="$7"
+  local s0 p0 c0 a0 a1 u0 u1 n bytes=- me=$BASHPID out="$7/wrk-$1.out"
+  a0=$(bench_allocated "$url"); u0=$(bench_push_applied "$url")
+  s0=$(bench_own_ticks "$pid"); p0=$(bench_pg_ticks "$postmaster"); c0=$(bench_children_ticks "$me")
+  bench_wrk_mode "$mode" "$url" "$seconds" "$connections" "$work/tokens.tsv" "$out"
+  n=$(awk '/requests in/ {print $1}' "$out")
+  [ "${n:-0}" -gt 0 ] || { echo "wrk completed no request: $(cat "$out")" >&2; exit 2; }
+  local s1 p1 c1
+  s1=$(bench_own_ticks "$pid"); p1=$(bench_pg_ticks "$postmaster"); c1=$(bench_children_ticks "$me")
+  a1=$(bench_allocated "$url"); u1=$(bench_push_applied "$url")
+  [ -z "$a0" ] || [ -z "$a1" ] || bytes=$(( (a1 - a0) / n ))
+  echo "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$out") $(bench_per_request $(( s1 - s0 )) "$n") $bytes" \
+    "$(bench_per_request $(( p1 - p0 )) "$n") $(bench_per_request $(( c1 - c0 )) "$n") $n $(( ${u1:-0} - ${u0:-0} ))" \
+    "$(awk '/Non-2xx/ {n = $5} END {print n + 0}' "$out")"
 }

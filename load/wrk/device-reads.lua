@@ -1,8 +1,10 @@
 -- wrk script: every request is a different user, each with its own device token.
 -- Tokens come from `dotnet run --project src/SyncApi -- token --users FROM-TO`, one
 -- "userNo<TAB>token" line each, in the file named by the TOKENS environment variable.
--- READ selects the endpoint: "user" (GET /v1/users/N) or "highlights" (first page of
--- GET /v1/users/N/highlights). Threads walk the list from different offsets.
+-- READ selects the endpoint: "user" (GET /v1/users/N), "highlights" (first page of
+-- GET /v1/users/N/highlights) or "book" (first page of GET /v1/users/N/books/B/highlights, one
+-- request per "userNo<TAB>bookNo" line of the file named by BOOKS: the books users have highlights
+-- on). Threads walk the list from different offsets.
 
 local read = os.getenv("READ") or "user"
 local users, tokens = {}, {}
@@ -34,16 +36,36 @@ end
 -- responses" in its summary, which compare.sh checks).
 local requests = {}
 
+local function book_requests()
+  local path = os.getenv("BOOKS") or error("set BOOKS to a file of userNo<TAB>bookNo lines")
+  local token_of = {}
+  for i = 1, #users do
+    token_of[users[i]] = tokens[i]
+  end
+  for line in io.lines(path) do
+    local user, book = line:match("^(%d+)\t(%d+)$")
+    if user and token_of[user] then
+      requests[#requests + 1] = wrk.format("GET", "/v1/users/" .. user .. "/books/" .. book .. "/highlights",
+        { ["Authorization"] = token_of[user] })
+    end
+  end
+  assert(#requests > 0, "no user and book of " .. path .. " has a token")
+end
+
 function init(args)
   load_tokens()
-  for i = 1, #users do
-    local path
-    if read == "highlights" then
-      path = "/v1/users/" .. users[i] .. "/highlights"
-    else
-      path = "/v1/users/" .. users[i]
+  if read == "book" then
+    book_requests()
+  else
+    for i = 1, #users do
+      local path
+      if read == "highlights" then
+        path = "/v1/users/" .. users[i] .. "/highlights"
+      else
+        path = "/v1/users/" .. users[i]
+      end
+      requests[i] = wrk.format("GET", path, { ["Authorization"] = tokens[i] })
     end
-    requests[i] = wrk.format("GET", path, { ["Authorization"] = tokens[i] })
   end
   counter = offset or 0
 end
