@@ -177,7 +177,7 @@ bench_wrk_mode() {
       passes=$(bench_push_passes "$3" "$users")
       TOKENS="$5" PASSES="$passes" THREADS=2 BOOK="$BENCH_PUSH_BOOK" \
         wrk -t2 -c"$BENCH_PUSH_CONNECTIONS" -d"${3}s" --latency -s load/wrk/device-push.lua "$2" >"$6" 2>&1 ;;
-    kobo) LINKS="$dir/kobo-links.txt" wrk -t2 -c"$(( $4 < BENCH_KOBO_CONNECTIONS ? $4 : BENCH_KOBO_CONNECTIONS ))" -d"${3}s" --latency -s load/wrk/kobo-sync.lua "$2" >"$6" 2>&1 ;;
+    kobo) READ=kobo LINKS="$dir/kobo-links.txt" wrk -t2 -c"$(( $4 < BENCH_KOBO_CONNECTIONS ? $4 : BENCH_KOBO_CONNECTIONS ))" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1 ;;
     live) wrk -t2 -c"$4" -d"${3}s" --latency "$2/healthz/live" >"$6" 2>&1 ;;
     *) echo "unknown read mode: $1" >&2; exit 2 ;;
   esac

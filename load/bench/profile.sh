@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where the service's CPU and allocations go under one REST read: while wrk drives the read flat out,
+# Where the service's CPU and allocations go under one REST load: while wrk drives it flat out,
 # dotnet-trace samples the service's CPU stacks (collect-linux, cpu-sampling) and then its allocations
 # (collect, gc-verbose: one sample per ~100 KB allocated, with its stack and type), and dotnet-counters
 # records the runtime's counters. load/bench/trace-report turns each trace into collapsed stacks, and
@@ -8,7 +8,9 @@
 # the frame nearest the leaf that names one, and lists the hottest functions and allocated types.
 #
 #   load/bench/profile.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
-#       [--url http://127.0.0.1:5080] [--read user|highlights] [--warmup 40] [--seconds 15]
+#       [--url http://127.0.0.1:5080] [--read user|highlights|book|push|kobo] [--warmup 40] [--seconds 15]
+#
+# The loads are cost.sh's (load/bench/lib.sh): the three reads, a push of 10 changes, a Kobo sync page.
 #
 # Needs dotnet-trace and dotnet-counters (dotnet tool install -g dotnet-trace / dotnet-counters) and
 # the right to trace the service (same user, or root; collect-linux needs root). The service's signing
@@ -32,7 +34,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
-case "$read" in user|highlights) ;; *) echo "--read must be user or highlights" >&2; exit 2 ;; esac
+case "$read" in user|highlights|book|push|kobo) ;; *) echo "--read must be user, highlights, book, push or kobo" >&2; exit 2 ;; esac
 bench_require_loopback "$url"
 tools="${DOTNET_TOOLS:-$HOME/.dotnet/tools}"
 export PATH="$PATH:$tools"
@@ -49,6 +51,9 @@ mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"; kill "${load:-}" 2>/dev/null || true' EXIT
 bench_mint_tokens "$pg" "$work/tokens.tsv" >/dev/null
+bench_prepare_mode "$read" "$pg" "$url" "$work"
+[ "$read" != push ] || connections=$BENCH_PUSH_CONNECTIONS
+[ "$read" != kobo ] || connections=$BENCH_KOBO_CONNECTIONS
 dotnet build load/bench/trace-report -c Release -v q -nologo >/dev/null
 
 # Requests answered and bytes allocated so far, from the service's /metrics.
@@ -57,7 +62,7 @@ allocated() { curl -fsS "$url/metrics" | awk '/^dotnet_gc_heap_total_allocated_b
 duration="00:00:00:$(printf '%02d' "$seconds")"
 
 echo "==> wrk: $read for ${warmup}s of warm-up, then three phases of ${seconds}s"
-bench_wrk "$read" "$url" "$((warmup + 3 * seconds + 20))" "$connections" "$work/tokens.tsv" "$work/wrk.out" &
+bench_wrk_mode "$read" "$url" "$((warmup + 3 * seconds + 20))" "$connections" "$work/tokens.tsv" "$work/wrk.out" &
 load=$!
 sleep "$warmup"
 

@@ -5,6 +5,11 @@
 -- GET /v1/users/N/highlights) or "book" (first page of GET /v1/users/N/books/B/highlights, one
 -- request per "userNo<TAB>bookNo" line of the file named by BOOKS: the books users have highlights
 -- on). Threads walk the list from different offsets.
+-- READ "kobo" is a Kobo e-reader's library sync instead: the first page of
+-- GET /kobo/{secret}/v1/library/sync (no x-kobo-synctoken, so the same page every time for a library
+-- that does not change), one request per "/kobo/<secret>" line of the file named by LINKS (the paths
+-- POST /v1/users/N/kobo-links answers; lib.sh's bench_kobo_links makes one a user). The link's
+-- secret in the path is the e-reader's credential: no Authorization header, and no TOKENS.
 
 local read = os.getenv("READ") or "user"
 local users, tokens = {}, {}
@@ -52,7 +57,24 @@ local function book_requests()
   assert(#requests > 0, "no user and book of " .. path .. " has a token")
 end
 
+local function kobo_requests()
+  local path = os.getenv("LINKS") or error("set LINKS to a file of /kobo/<secret> paths")
+  for line in io.lines(path) do
+    local link = line:match("^(/kobo/%S+)$")
+    if link then
+      requests[#requests + 1] = wrk.format("GET", link .. "/v1/library/sync")
+    end
+  end
+  assert(#requests > 0, "no Kobo link paths in " .. path)
+end
+
 function init(args)
+  if read == "kobo" then
+    kobo_requests()
+    counter = offset or 0
+    return
+  end
+
   load_tokens()
   if read == "book" then
     book_requests()
