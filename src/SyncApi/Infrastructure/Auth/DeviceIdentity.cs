@@ -29,8 +29,9 @@ internal sealed class DeviceIdentity(
 
     /// <summary>
     /// The success answer for <paramref name="principal"/> (the one holding this identity), built on its
-    /// first request and handed to every later one: the authentication service wraps it in a ticket of
-    /// its own, so nothing changes the shared one.
+    /// first request and handed to every later one. The authentication service wraps it in a ticket of
+    /// its own for each request; that ticket shares this one's empty properties, which nothing in a
+    /// device request writes (they serve sign-in and challenge flows, which device tokens have none of).
     /// </summary>
     public Task<AuthenticateResult> Authenticated(ClaimsPrincipal principal, string scheme) =>
         _authenticated ??= Task.FromResult(AuthenticateResult.Success(new AuthenticationTicket(principal, scheme)));
