@@ -42,8 +42,7 @@ for tool in wrk dotnet-trace dotnet-counters psql ss curl python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client iproute2 curl python3; dotnet tool install -g dotnet-trace dotnet-counters)" >&2; exit 2; }
 done
 
-port="$(echo "${url#http://}" | sed -n 's/.*:\([0-9][0-9]*\).*/\1/p')"
-pid="$(ss -ltnpH "sport = :$port" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2)"
+pid=$(bench_listener "$(bench_port_of "${url#http://}")")
 [ -n "$pid" ] || { echo "no process listens at $url" >&2; exit 2; }
 
 out="load/results/profile-$read-$(date -u +%Y%m%dT%H%M%SZ)"
@@ -56,9 +55,8 @@ bench_prepare_mode "$read" "$pg" "$url" "$work"
 [ "$read" != kobo ] || connections=$BENCH_KOBO_CONNECTIONS
 dotnet build load/bench/trace-report -c Release -v q -nologo >/dev/null
 
-# Requests answered and bytes allocated so far, from the service's /metrics.
+# Requests answered so far, from the service's /metrics.
 requests() { curl -fsS "$url/metrics" | awk '/^http_server_request_duration_seconds_count/ {n += $2} END {printf "%.0f", n}'; }
-allocated() { curl -fsS "$url/metrics" | awk '/^dotnet_gc_heap_total_allocated_bytes_total/ {printf "%.0f", $2}'; }
 duration="00:00:00:$(printf '%02d' "$seconds")"
 
 echo "==> wrk: $read for ${warmup}s of warm-up, then three phases of ${seconds}s"
@@ -73,10 +71,10 @@ dotnet-trace collect-linux -p "$pid" --profile cpu-sampling --duration "$duratio
 cpu_requests=$(( $(requests) - r0 ))
 
 echo "==> allocation samples (dotnet-trace collect, gc-verbose)"
-r0=$(requests); a0=$(allocated)
+r0=$(requests); a0=$(bench_allocated "$url")
 dotnet-trace collect -p "$pid" --profile gc-verbose --duration "$duration" -o "$out/alloc.nettrace" >"$work/alloc.log" 2>&1 \
   || { cat "$work/alloc.log" >&2; exit 1; }
-alloc_requests=$(( $(requests) - r0 )); alloc_bytes=$(( $(allocated) - a0 ))
+alloc_requests=$(( $(requests) - r0 )); alloc_bytes=$(( $(bench_allocated "$url") - a0 ))
 
 echo "==> runtime counters (dotnet-counters, System.Runtime)"
 r0=$(requests)

@@ -113,29 +113,30 @@ def main():
     what = "allocations" if args.allocations else "CPU"
     unit = "bytes" if args.allocations else "samples"
     per = (lambda w: f" | {w / args.requests:,.0f}") if args.requests else (lambda w: "")
-    per_head = (" | bytes per request" if args.allocations else " | samples per request") if args.requests else ""
-    print(f"# Where the service's {what} goes: {args.read}" + (f" at {args.rate} req/s" if args.rate else ""))
+    per_head = " per request |" if args.requests else ""
+    rule = "|---|---|" + ("---|" if args.requests else "")
+    print(f"# Where the service's {what} {'go' if args.allocations else 'goes'}: {args.read}" + (f" at {args.rate} req/s" if args.rate else ""))
     print()
     print(f"{total:,} {unit} sampled" + (f" over {args.requests:,} requests" if args.requests else "") + ". Each stack goes to the first frame from the leaf that names a part.")
     print()
-    print(f"| part of the request | share of {what} |" + per_head.replace(" | ", " ", 1).join(["", " |"]) if per_head else f"| part of the request | share of {what} |")
-    print("|---|---|" + ("---|" if per_head else ""))
+    print(f"| part of the request | share of {what} |" + (f" {unit}{per_head}" if args.requests else ""))
+    print(rule)
     for name in [n for n, _ in PARTS] + ["other"]:
         if parts[name]:
             print(f"| {name} | {100 * parts[name] / total:.1f}%{per(parts[name])} |")
     print()
     print(f"Hottest functions ({unit} spent in the function itself" + (", the function that allocated" if args.allocations else "") + f", top {args.top}):")
     print()
-    print("| function | share |" + (" per request |" if per_head else ""))
-    print("|---|---|" + ("---|" if per_head else ""))
+    print("| function | share |" + per_head)
+    print(rule)
     for name, weight in leaves.most_common(args.top):
         print(f"| `{name}` | {100 * weight / total:.1f}%{per(weight)} |")
     if args.allocations:
         print()
         print(f"Types allocated (top {args.top}):")
         print()
-        print("| type | share |" + (" per request |" if per_head else ""))
-        print("|---|---|" + ("---|" if per_head else ""))
+        print("| type | share |" + per_head)
+        print(rule)
         for name, weight in types.most_common(args.top):
             print(f"| `{name.replace('|', '/')}` | {100 * weight / total:.1f}%{per(weight)} |")
 
