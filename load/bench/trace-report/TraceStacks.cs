@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Text;
 using Microsoft.Diagnostics.Tracing;
 using Microsoft.Diagnostics.Tracing.Etlx;
 using Microsoft.Diagnostics.Tracing.Parsers.Clr;
@@ -48,7 +47,8 @@ internal static class TraceStacks
                     allocationSamples++;
                     allocatedBytes += tick.AllocationAmount64;
                     var type = tick.TypeName ?? "?";
-                    allocations[stack + ";" + Clean("new " + type)] = allocations.GetValueOrDefault(stack + ";" + Clean("new " + type)) + tick.AllocationAmount64;
+                    var key = stack + ";" + Clean("new " + type);
+                    allocations[key] = allocations.GetValueOrDefault(key) + tick.AllocationAmount64;
                     var (bytes, samples) = types.GetValueOrDefault(type);
                     types[type] = (bytes + tick.AllocationAmount64, samples + 1);
                 }
@@ -100,16 +100,8 @@ internal static class TraceStacks
         return Clean(address.ModuleName is { Length: > 0 } module ? $"[{module}] {method}" : method);
     }
 
-    private static string Clean(string frame)
-    {
-        var text = new StringBuilder(frame.Length);
-        foreach (var c in frame)
-        {
-            text.Append(c is ';' or '\n' or '\r' ? ',' : c);
-        }
-
-        return text.ToString();
-    }
+    // ';' separates frames in the collapsed format, and a stack is one line.
+    private static string Clean(string frame) => frame.Replace(';', ',').Replace('\n', ',').Replace('\r', ',');
 
     private static void WriteFolded(string path, Dictionary<string, long> stacks) =>
         File.WriteAllLines(path, stacks.OrderByDescending(s => s.Value).Select(s => string.Create(CultureInfo.InvariantCulture, $"{s.Key} {s.Value}")));
