@@ -52,9 +52,6 @@ m = b'\x08' + v
 sys.stdout.buffer.write(b'\x00' + len(m).to_bytes(4, 'big') + m)" >"$work/body.bin"
 
 tick=$(getconf CLK_TCK)
-pid_of() { ss -ltnpH "sport = :$(echo "$1" | sed -n 's/.*:\([0-9][0-9]*\).*/\1/p')" | grep -o 'pid=[0-9]*' | head -1 | cut -d= -f2; }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-allocated() { curl -fsS -H 'Accept: text/plain' "$1/metrics" 2>/dev/null | awk '/^dotnet_gc_heap_total_allocated_bytes_total/ {printf "%.0f", $2}'; }
 # gRPC GetUser calls the instance answered OK so far (h2load sees HTTP 200 for every gRPC status).
 answered_ok() {
   curl -fsS -H 'Accept: text/plain' "$1/metrics" 2>/dev/null |
@@ -64,14 +61,14 @@ answered_ok() {
 run() { # LABEL GRPC REST SECONDS -> "req/s p50_ms p99_ms cpu_us bytes"
   local grpc="$2" rest="$3" pid s0 a0 a1 k0 n ok bytes=-
   bench_require_loopback "$grpc"
-  pid=$(pid_of "$grpc")
+  pid=$(bench_listener "$(bench_port_of "$grpc")")
   [ -n "$pid" ] || { echo "no process listens at $grpc" >&2; exit 2; }
   rm -f "$work/log" # h2load appends to its log
-  a0=$(allocated "$rest"); k0=$(answered_ok "$rest"); s0=$(ticks "$pid")
+  a0=$(bench_allocated "$rest"); k0=$(answered_ok "$rest"); s0=$(bench_own_ticks "$pid")
   h2load -D "$4" -c "$connections" -m "$streams" -d "$work/body.bin" --log-file "$work/log" \
     -H 'content-type: application/grpc' -H 'te: trailers' -H "authorization: Bearer $token" \
     "$grpc/kobo.sync.v1.SyncService/GetUser" >"$work/h2load.out" 2>&1
-  a1=$(allocated "$rest")
+  a1=$(bench_allocated "$rest")
   n=$(awk '$2 == 200' "$work/log" | wc -l)
   ok=$(( $(answered_ok "$rest") - k0 ))
   if [ "$n" -eq 0 ] || [ $(( ok * 100 )) -lt $(( n * 99 )) ]; then
@@ -84,7 +81,7 @@ run() { # LABEL GRPC REST SECONDS -> "req/s p50_ms p99_ms cpu_us bytes"
   echo "$(awk -v s="$4" -v n="$n" 'BEGIN {printf "%.0f", n / s}') \
 $(awk -v n="$n" 'NR == int(n * 0.50) + 1 {printf "%.2f", $1 / 1000}' "$work/sorted") \
 $(awk -v n="$n" 'NR == int(n * 0.99) + 1 {printf "%.2f", $1 / 1000}' "$work/sorted") \
-$(awk -v d="$(( $(ticks "$pid") - s0 ))" -v t="$tick" -v n="$n" 'BEGIN {printf "%.1f", d / t * 1e6 / n}') $bytes"
+$(awk -v d="$(( $(bench_own_ticks "$pid") - s0 ))" -v t="$tick" -v n="$n" 'BEGIN {printf "%.1f", d / t * 1e6 / n}') $bytes"
 }
 
 echo "==> warm-up ($seconds s each, unrecorded)" >&2
