@@ -26,17 +26,9 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        long lastSeq;
-        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction))
+        if (await ChangeSequences.TakeAsync(connection, transaction, user, ids.Count, cancellationToken).ConfigureAwait(false) is not { } lastSeq)
         {
-            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = ids.Count });
-            if (await take.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not long taken)
-            {
-                return false;
-            }
-
-            lastSeq = taken;
+            return false;
         }
 
         var snapshot = await LoadAsync(connection, transaction, user, ids, books, cancellationToken).ConfigureAwait(false);

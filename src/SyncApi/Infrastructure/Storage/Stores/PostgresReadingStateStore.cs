@@ -26,17 +26,9 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, bool 
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        long seq;
-        await using (var take = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction))
+        if (await ChangeSequences.TakeAsync(connection, transaction, user, 1, cancellationToken).ConfigureAwait(false) is not { } seq)
         {
-            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-            take.Parameters.Add(new NpgsqlParameter<long> { TypedValue = 1 });
-            if (await take.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not long taken)
-            {
-                return ReadingStateLookup.UnknownUser;
-            }
-
-            seq = taken;
+            return ReadingStateLookup.UnknownUser;
         }
 
         var lookup = await LoadAsync(connection, transaction, user, book, cancellationToken).ConfigureAwait(false);

@@ -149,7 +149,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        var seq = await TakeChangeSeqAsync(connection, transaction, user, 1, cancellationToken).ConfigureAwait(false);
+        var seq = await ChangeSequences.TakeAsync(connection, transaction, user, 1, cancellationToken).ConfigureAwait(false);
         if (seq is null)
         {
             return false;
@@ -173,20 +173,6 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         return changed;
-    }
-
-    private static async Task<long?> TakeChangeSeqAsync(
-        NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, int count, CancellationToken cancellationToken)
-    {
-        await using var command = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<long> { TypedValue = count },
-            },
-        };
-        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
     }
 
     /// <summary>

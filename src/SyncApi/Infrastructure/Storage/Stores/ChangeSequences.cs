@@ -1,0 +1,27 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+
+/// <summary>
+/// How every write of a user's sync data starts (<see cref="ChangeSeqQueries.TakeChangeSeq"/>): it takes
+/// <c>count</c> numbers of the user's change sequence, and with them the user's row lock, held to commit.
+/// </summary>
+internal static class ChangeSequences
+{
+    /// <summary>The last of the numbers taken, or null when the user does not exist.</summary>
+    public static async Task<long?> TakeAsync(
+        NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, long count, CancellationToken cancellationToken)
+    {
+        await using var command = new NpgsqlCommand(ChangeSeqQueries.TakeChangeSeq, connection, transaction)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<long> { TypedValue = count },
+            },
+        };
+        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
+    }
+}
