@@ -6,7 +6,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 
 /// <summary>
 /// How every write of a user's sync data starts (<see cref="ChangeSeqQueries.TakeChangeSeq"/>): it takes
-/// <c>count</c> numbers of the user's change sequence, and with them the user's row lock, held to commit.
+/// <c>count</c> numbers of the user's change sequence, and with them the user's row lock, held to commit;
+/// one that changed something ends with live pull's notification of the last number.
 /// </summary>
 internal static class ChangeSequences
 {
@@ -24,4 +25,14 @@ internal static class ChangeSequences
         };
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
     }
+
+    /// <summary>Live pull's notification (<see cref="ChangeSeqQueries.Notify"/>) that the user's changes reached <paramref name="seq"/>.</summary>
+    public static NpgsqlBatchCommand Notify(UserNo user, long seq) => new(ChangeSeqQueries.Notify)
+    {
+        Parameters =
+        {
+            new NpgsqlParameter<long> { TypedValue = user.Value },
+            new NpgsqlParameter<long> { TypedValue = seq },
+        },
+    };
 }

@@ -75,14 +75,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
 
             if (notifyChanges)
             {
-                batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Notify)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<long> { TypedValue = seq },
-                    },
-                });
+                batch.BatchCommands.Add(ChangeSequences.Notify(user, seq));
             }
 
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);

@@ -60,14 +60,7 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, bool 
             await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
             if (notifyChanges)
             {
-                batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Notify)
-                {
-                    Parameters =
-                    {
-                        new NpgsqlParameter<long> { TypedValue = user.Value },
-                        new NpgsqlParameter<long> { TypedValue = seq },
-                    },
-                });
+                batch.BatchCommands.Add(ChangeSequences.Notify(user, seq));
             }
 
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);

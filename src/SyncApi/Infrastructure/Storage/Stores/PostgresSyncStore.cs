@@ -167,7 +167,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         var changed = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not null;
         if (changed && notifyChanges)
         {
-            await using var notify = new NpgsqlBatch(connection, transaction) { BatchCommands = { NotifyCommand(user, seq.Value) } };
+            await using var notify = new NpgsqlBatch(connection, transaction) { BatchCommands = { ChangeSequences.Notify(user, seq.Value) } };
             await notify.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
         }
 
@@ -265,21 +265,12 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
 
         if (notifyChanges)
         {
-            batch.BatchCommands.Add(NotifyCommand(user, seq[^1]));
+            batch.BatchCommands.Add(ChangeSequences.Notify(user, seq[^1]));
         }
 
         batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Commit));
         await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
     }
-
-    private static NpgsqlBatchCommand NotifyCommand(UserNo user, long seq) => new(ChangeSeqQueries.Notify)
-    {
-        Parameters =
-        {
-            new NpgsqlParameter<long> { TypedValue = user.Value },
-            new NpgsqlParameter<long> { TypedValue = seq },
-        },
-    };
 
     /// <summary>
     /// A highlight from columns id, text, start, length, color, note, created_at, modified_at, version,
