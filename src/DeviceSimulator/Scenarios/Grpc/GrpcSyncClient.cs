@@ -20,7 +20,7 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
             ? (attempt, null)
             : response.SyncToken.Length == 0
                 ? (SyncAttempt.Permanent("bad pull page"), null)
-                : (attempt, new PulledPage(response.Changes.Count, response.SyncToken, response.HasMore));
+                : (attempt, new PulledPage(response.Changes.Count, response.SyncToken, response.HasMore, response.Changes.Count(c => c.ChangeCase == SyncChange.ChangeOneofCase.Highlight)));
     }
 
     public async ValueTask<(SyncAttempt Attempt, IReadOnlyList<string>? Ids)> PushAsync(
@@ -29,11 +29,19 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
         var request = new PushChangesRequest { UserNo = userNo };
         foreach (var h in batch)
         {
-            request.Changes.Add(new PushedChange
+            var change = h.Delete
+                ? new PushedChange { Op = "delete", BookNo = h.BookNo, Key = h.Key, ModifiedAt = Timestamp.FromDateTimeOffset(h.ModifiedAt) }
+                : new PushedChange
+                {
+                    Op = "upsert", BookNo = h.BookNo, Key = h.Key, Text = h.Text, Start = h.Start, Length = h.Length, Color = h.Color,
+                    ModifiedAt = Timestamp.FromDateTimeOffset(h.ModifiedAt),
+                };
+            if (!h.Delete && h.Note is not null)
             {
-                Op = "upsert", BookNo = h.BookNo, Key = h.Key, Text = h.Text, Start = h.Start, Length = h.Length, Color = h.Color,
-                ModifiedAt = Timestamp.FromDateTimeOffset(h.ModifiedAt),
-            });
+                change.Note = h.Note;
+            }
+
+            request.Changes.Add(change);
         }
 
         var (attempt, response) = await client.CallForAsync(static (c, r, o) => c.PushChangesAsync(r, o), request, userNo, device, cancellationToken);
@@ -55,5 +63,19 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
         }
 
         return (attempt, ids);
+    }
+
+    public async ValueTask<SyncAttempt> PutReadingStateAsync(
+        long userNo, long bookNo, double percent, DateTimeOffset modifiedAt, SimulatedDevice device, CancellationToken cancellationToken)
+    {
+        var at = Timestamp.FromDateTimeOffset(modifiedAt);
+        var request = new PutReadingStateRequest
+        {
+            UserNo = userNo,
+            BookNo = bookNo,
+            Position = new ReadingPosition { Percent = percent, ModifiedAt = at },
+            Status = new ReadingStatus { Value = percent >= 100 ? "finished" : "reading", ModifiedAt = at },
+        };
+        return (await client.CallForAsync(static (c, r, o) => c.PutReadingStateAsync(r, o), request, userNo, device, cancellationToken)).Attempt;
     }
 }

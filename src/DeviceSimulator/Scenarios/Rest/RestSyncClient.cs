@@ -34,7 +34,16 @@ public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens) : ISync
             return (SyncAttempt.Permanent("bad pull page"), null);
         }
 
-        return (attempt, new PulledPage(changes.GetArrayLength(), syncToken, hasMore.GetBoolean()));
+        var highlights = 0;
+        foreach (var change in changes.EnumerateArray())
+        {
+            if (change.ValueKind == JsonValueKind.Object && change.TryGetProperty("kind", out var kind) && kind.ValueEquals("highlight"u8))
+            {
+                highlights++;
+            }
+        }
+
+        return (attempt, new PulledPage(changes.GetArrayLength(), syncToken, hasMore.GetBoolean(), highlights));
     }
 
     public async ValueTask<(SyncAttempt Attempt, IReadOnlyList<string>? Ids)> PushAsync(
@@ -67,6 +76,33 @@ public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens) : ISync
         return (attempt, ids);
     }
 
+    public async ValueTask<SyncAttempt> PutReadingStateAsync(
+        long userNo, long bookNo, double percent, DateTimeOffset modifiedAt, SimulatedDevice device, CancellationToken cancellationToken)
+    {
+        using var buffer = new MemoryStream();
+        using (var json = new Utf8JsonWriter(buffer))
+        {
+            json.WriteStartObject();
+            json.WriteStartObject("position");
+            json.WriteNumber("percent", percent);
+            json.WriteString("modifiedAt", modifiedAt);
+            json.WriteEndObject();
+            json.WriteStartObject("status");
+            json.WriteString("value", percent >= 100 ? "finished" : "reading");
+            json.WriteString("modifiedAt", modifiedAt);
+            json.WriteEndObject();
+            json.WriteEndObject();
+        }
+
+        using var request = new HttpRequestMessage(HttpMethod.Put, FormattableString.Invariant($"/v1/users/{userNo}/books/{bookNo}/reading-state"))
+        {
+            Content = new ByteArrayContent(buffer.ToArray()) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } },
+        };
+        var (attempt, body) = await SendAsync(request, userNo, device, cancellationToken);
+        body?.Dispose();
+        return attempt;
+    }
+
     private static byte[] Body(IReadOnlyList<NewHighlight> batch)
     {
         using var buffer = new MemoryStream();
@@ -77,13 +113,21 @@ public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens) : ISync
             foreach (var h in batch)
             {
                 json.WriteStartObject();
-                json.WriteString("op", "upsert");
+                json.WriteString("op", h.Delete ? "delete" : "upsert");
                 json.WriteString("bookNo", h.BookNo.ToString(CultureInfo.InvariantCulture));
                 json.WriteString("key", h.Key);
-                json.WriteString("text", h.Text);
-                json.WriteNumber("start", h.Start);
-                json.WriteNumber("length", h.Length);
-                json.WriteString("color", h.Color);
+                if (!h.Delete)
+                {
+                    json.WriteString("text", h.Text);
+                    json.WriteNumber("start", h.Start);
+                    json.WriteNumber("length", h.Length);
+                    json.WriteString("color", h.Color);
+                    if (h.Note is not null)
+                    {
+                        json.WriteString("note", h.Note);
+                    }
+                }
+
                 json.WriteString("modifiedAt", h.ModifiedAt);
                 json.WriteEndObject();
             }

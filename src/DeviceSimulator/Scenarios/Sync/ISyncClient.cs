@@ -3,11 +3,19 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
-/// <summary>A page of a pull as the device keeps it: how many changes, the token to send next, whether more wait.</summary>
-public sealed record PulledPage(int Changes, string SyncToken, bool HasMore);
+/// <summary>
+/// A page of a pull as the device keeps it: how many changes (of them, how many highlight changes),
+/// the token to send next, whether more wait.
+/// </summary>
+public sealed record PulledPage(int Changes, string SyncToken, bool HasMore, int Highlights = 0);
 
-/// <summary>A new highlight a device pushes (an upsert with no base version).</summary>
-public sealed record NewHighlight(long BookNo, string Key, string Text, int Start, int Length, string Color, DateTimeOffset ModifiedAt);
+/// <summary>
+/// A highlight change a device pushes with no base version: a new highlight (an upsert, with a note or
+/// none), or, with <paramref name="Delete"/>, the deletion of the highlight under its key (only
+/// <paramref name="BookNo"/>, <paramref name="Key"/> and <paramref name="ModifiedAt"/> are sent).
+/// </summary>
+public sealed record NewHighlight(
+    long BookNo, string Key, string Text, int Start, int Length, string Color, DateTimeOffset ModifiedAt, string? Note = null, bool Delete = false);
 
 /// <summary>A device's device-sync calls over one transport, with the device's own token.</summary>
 public interface ISyncClient
@@ -20,4 +28,8 @@ public interface ISyncClient
     /// <summary>Pushes a batch: the ids the service gave its changes, or a failed attempt when a change was not stored.</summary>
     ValueTask<(SyncAttempt Attempt, IReadOnlyList<string>? Ids)> PushAsync(
         long userNo, IReadOnlyList<NewHighlight> batch, SimulatedDevice device, CancellationToken cancellationToken);
+
+    /// <summary>Puts a book's reading position and status (the device's time on both groups).</summary>
+    ValueTask<SyncAttempt> PutReadingStateAsync(
+        long userNo, long bookNo, double percent, DateTimeOffset modifiedAt, SimulatedDevice device, CancellationToken cancellationToken);
 }
