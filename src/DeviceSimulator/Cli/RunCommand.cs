@@ -29,11 +29,14 @@ internal static class RunCommand
         var users = new Option<long?>("--users") { Description = "Users in the data set (default: from the heaviest-users list)." };
         var shard = new Option<string>("--shard") { Description = "This process's share of the devices and of the rate, as i/n.", DefaultValueFactory = _ => "1/1" };
         var output = new Option<string?>("--out") { Description = "Results folder (default: load/results/<UTC timestamp>)." };
+        var cursorKey = new Option<string?>("--cursor-key") { Description = "The service's Paging:CursorKey, for a day's sync tokens (default: $KOBO_SIM_CURSOR_KEY)." };
+        var ledger = new Option<string?>("--ledger") { Description = "Folder for a day's ledger of acknowledged pushes and pulls, checked afterwards by verify." };
+        var register = new Option<string?>("--register-devices") { Description = "Only make known, in this database (Npgsql connection string), the devices of this shard's day that synced before the run; then exit." };
         var p99 = new Option<double?>("--p99-ms") { Description = "Override the profile's p99 threshold (ms)." };
 
         var command = new Command("run", "Replay a profile's device syncs against the service (and PostgreSQL), report, and gate on the SLA.")
         {
-            profile, rest, grpc, postgres, signingKey, issuer, audience, heaviest, users, shard, output, p99,
+            profile, rest, grpc, postgres, signingKey, issuer, audience, heaviest, users, shard, output, p99, cursorKey, ledger, register,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -67,13 +70,15 @@ internal static class RunCommand
                     HeaviestUsers = heavy,
                     Users = parse.GetValue(users) ?? (parse.GetValue(heaviest) is { } p ? HeaviestUsersFile.ReadUserCount(p) : 0),
                     Shard = part,
+                    CursorKey = parse.GetValue(cursorKey) ?? Environment.GetEnvironmentVariable("KOBO_SIM_CURSOR_KEY"),
+                    LedgerFolder = parse.GetValue(ledger),
                 };
-                if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read is ReadKind.UserById or ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live))
+                if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read is ReadKind.UserById or ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live or ReadKind.Day))
                 {
                     throw new ProfileException("user-by-id and device sync need the number of users: --users, or --heaviest from the seed.");
                 }
 
-                if (heavy.Count == 0 && loaded.Scenarios.Any(s => s.Read is ReadKind.HighlightsByUser or ReadKind.HighlightsByBook))
+                if (heavy.Count == 0 && loaded.Scenarios.Any(s => s.Read is ReadKind.HighlightsByUser or ReadKind.HighlightsByBook or ReadKind.Day))
                 {
                     throw new ProfileException("The highlight reads need the seed's heaviest-users list: --heaviest.");
                 }
@@ -82,6 +87,13 @@ internal static class RunCommand
             {
                 await Console.Error.WriteLineAsync($"error: {exception.Message}");
                 return UsageExitCode;
+            }
+
+            if (parse.GetValue(register) is { } database)
+            {
+                var known = await SimulationRun.RegisterDevicesAsync(loaded, settings, database, cancellationToken);
+                Console.WriteLine($"{known:N0} devices of shard {settings.Shard} known to the service");
+                return 0;
             }
 
             RunResult result;

@@ -11,6 +11,7 @@ public static class SimulatorCommands
         root.Subcommands.Add(SeedCommand.Create());
         root.Subcommands.Add(RunCommand.Create());
         root.Subcommands.Add(MergeCommand.Create());
+        root.Subcommands.Add(VerifyCommand.Create());
         return root;
     }
 }

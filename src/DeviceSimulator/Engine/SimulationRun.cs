@@ -2,6 +2,7 @@ using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios;
+using Kobo.Sync.DeviceSimulator.Scenarios.Day;
 using Kobo.Sync.DeviceSimulator.Seeding;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 
@@ -20,6 +21,12 @@ public sealed record RunSettings
     public long Users { get; init; } = 1;
 
     public Shard Shard { get; init; } = Shard.Whole;
+
+    /// <summary>The service's <c>Paging:CursorKey</c>: a day's devices hold sync tokens signed with it.</summary>
+    public string? CursorKey { get; init; }
+
+    /// <summary>Where a day's ledger of acknowledged pushes and pulls goes (none when null).</summary>
+    public string? LedgerFolder { get; init; }
 }
 
 /// <summary>A run from profile to result: builds the fleet and scenarios, runs the engine, builds the result (gate included).</summary>
@@ -31,14 +38,10 @@ public static class SimulationRun
         var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
         var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users, profile.UserOrder, profile.UserOffset);
         var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
-        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed);
+        using var day = DayRun.Open(profile, settings);
+        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
 
-        // A shard sends its share of each rate, so n shards together send the profile's rate.
-        var plans = profile.Scenarios.Select((load, i) => new ScenarioPlan(
-            load.Name,
-            catalog.Create(load),
-            load.Steps.Select(s => s with { Rate = s.Rate / settings.Shard.Count, RampTo = s.RampTo / settings.Shard.Count }).ToList(),
-            Seed: unchecked((profile.Seed * 31) + (i * 7919) + (settings.Shard.Index * 104_729)))).ToList();
+        var plans = Plans(profile, settings, catalog);
 
         // Live pull's waiting devices wait through the warm-up and the whole run, and drain after it.
         var waiting = plans.Select(p => p.Scenario).OfType<IWaitingScenario>().ToList();
@@ -81,10 +84,42 @@ public static class SimulationRun
             }
         }
 
+        day?.Close(plans.Select(p => p.Scenario).OfType<DeviceDayScenario>());
+
         // A sync session's steps are reported (and gated) beside it, as scenarios of their own.
         var measured = profile.Scenarios.Zip(run.Scenarios).ToList();
         measured.AddRange(profile.Scenarios.Zip(plans)
             .SelectMany(p => p.Second.Scenario is ISyncSessionScenario session ? session.StepStats.Select(s => (p.First, s)) : []));
         return ResultBuilder.Build(profile, [settings.Shard.ToString()], run.Started, run.Duration, measured, run.Generator);
     }
+
+    /// <summary>
+    /// Makes known to the service the devices of this shard's day scenarios that synced before the run
+    /// (<see cref="DayRun.RegisterDevicesAsync"/>), every sync the run will make (and the warm-up's);
+    /// run before the shards start, so no shard's load meets another's registration. The devices made known.
+    /// </summary>
+    public static async Task<long> RegisterDevicesAsync(LoadProfile profile, RunSettings settings, string database, CancellationToken cancellationToken)
+    {
+        var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
+        var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users, profile.UserOrder, profile.UserOffset);
+        var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
+        using var day = DayRun.Open(profile, settings with { LedgerFolder = null });
+        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
+        long known = 0;
+        foreach (var plan in Plans(profile, settings, catalog).Where(p => p.Scenario is DeviceDayScenario))
+        {
+            var syncs = Math.Max(profile.WarmUpSyncs, ArrivalSchedule.Of(plan.Steps, profile.Spacing, plan.Seed).LongCount());
+            known += await DayRun.RegisterDevicesAsync(database, (DeviceDayScenario)plan.Scenario, syncs, cancellationToken);
+        }
+
+        return known;
+    }
+
+    /// <summary>A shard sends its share of each rate, so n shards together send the profile's rate.</summary>
+    private static List<ScenarioPlan> Plans(LoadProfile profile, RunSettings settings, ScenarioCatalog catalog) =>
+        profile.Scenarios.Select((load, i) => new ScenarioPlan(
+            load.Name,
+            catalog.Create(load),
+            load.Steps.Select(s => s with { Rate = s.Rate / settings.Shard.Count, RampTo = s.RampTo / settings.Shard.Count }).ToList(),
+            Seed: unchecked((profile.Seed * 31) + (i * 7919) + (settings.Shard.Index * 104_729)))).ToList();
 }

@@ -123,7 +123,12 @@ public sealed record LoadProfile
                 yield return $"scenario {scenario.Name}: pageSize must be 1 to 1000 and pushBatch 0 to 500";
             }
 
-            if (scenario.Transport == Transport.Postgres && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live)
+            foreach (var error in scenario.Mix.Validate())
+            {
+                yield return $"scenario {scenario.Name}: {error}";
+            }
+
+            if (scenario.Transport == Transport.Postgres && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live or ReadKind.Day)
             {
                 yield return $"scenario {scenario.Name}: device sync runs over rest or grpc";
             }

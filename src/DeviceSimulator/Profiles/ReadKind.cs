@@ -23,4 +23,10 @@ public enum ReadKind
     /// the same user pushes; each sync is a push, and each delivery's wake latency is measured.
     /// </summary>
     Live,
+
+    /// <summary>
+    /// A fleet's day (the release gate): each sync a distinct device's scheduled sync, of the kind the
+    /// scenario's <c>mix</c> draws: nothing new, an active reader's push and pull, a first sync, a catch-up after months.
+    /// </summary>
+    Day,
 }

@@ -1,4 +1,5 @@
 using System.Text.Json;
+using Kobo.Sync.DeviceSimulator.Scenarios.Day;
 using System.Text.Json.Serialization;
 
 namespace Kobo.Sync.DeviceSimulator.Profiles;
@@ -32,6 +33,9 @@ public sealed record ScenarioLoad
 
     /// <summary>Live: waiting devices that come online per second before the pushes start (all at once, they would be a herd).</summary>
     public double WaiterStartsPerSecond { get; init; } = 500;
+
+    /// <summary>Day: the share of each kind of sync (<see cref="DayMix"/>).</summary>
+    public DayMix Mix { get; init; } = new();
 
     [JsonIgnore]
     public string Name => $"{ToKebab(Read.ToString())}-{Transport.ToString().ToLowerInvariant()}";

@@ -13,6 +13,7 @@ namespace Kobo.Sync.DeviceSimulator.Scenarios;
 public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> heaviest, long users, UserOrder order = UserOrder.InOrder, long userOffset = 0)
 {
     private readonly UserWalk _walk = new(Math.Max(1, users), order, fleet.Seed);
+    private readonly Lazy<HashSet<long>> _heavy = new(() => [.. heaviest.Select(h => h.UserNo)]);
 
     public DeviceFleet Fleet => fleet;
 
@@ -27,6 +28,9 @@ public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> hea
         heaviest.Count > 0
             ? heaviest[device.Pick(heaviest.Count)]
             : throw new InvalidOperationException("The highlight reads need the seed's heaviest-users list (--heaviest).");
+
+    /// <summary>Whether the user is on the heaviest-users list.</summary>
+    public bool IsHeavy(long user) => _heavy.Value.Contains(user);
 
     public long BookOf(SimulatedDevice device, HeavyUser user) => user.Books[device.Pick(user.Books.Count, salt: 1)];
 

@@ -2,6 +2,7 @@ using System.Net;
 using Grpc.Net.Client;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Scenarios.Day;
 using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 using Kobo.Sync.DeviceSimulator.Scenarios.Live;
 using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
@@ -44,8 +45,12 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private NpgsqlDataSource? _postgres;
     private IDeviceReadStore? _store;
 
-    public ScenarioCatalog(ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections, DeviceBehaviour? device = null, int seed = 1)
+    private readonly DayRun? _day;
+
+    public ScenarioCatalog(
+        ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections, DeviceBehaviour? device = null, int seed = 1, DayRun? day = null)
     {
+        _day = day;
         _device = device ?? new DeviceBehaviour();
         _seed = seed;
         _sampling = sampling;
@@ -70,6 +75,8 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         (ReadKind.SyncSession, Transport.Grpc) => new DeviceSyncSessionScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device, _seed),
         (ReadKind.FirstSyncStorm, Transport.Rest) => new FirstSyncStormScenario(_sampling, RestSync(), load, _device),
         (ReadKind.FirstSyncStorm, Transport.Grpc) => new FirstSyncStormScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device),
+        (ReadKind.Day, Transport.Rest) => Day(load, RestSync()),
+        (ReadKind.Day, Transport.Grpc) => Day(load, new GrpcSyncClient(GrpcClient())),
         (ReadKind.Live, Transport.Rest) => Live(load, RestSync(), new RestWaiter(RestWaiterHttp(), _tokens)),
         (ReadKind.Live, Transport.Grpc) => Live(load, new GrpcSyncClient(GrpcClient()), new GrpcWatcher(new SyncService.SyncServiceClient(GrpcWatchChannel()), _tokens)),
         _ => throw new ArgumentOutOfRangeException(nameof(load), load.Name, "No such scenario."),
@@ -103,6 +110,9 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         };
         return _rest;
     }
+
+    private DeviceDayScenario Day(ScenarioLoad load, ISyncClient client) =>
+        new(_sampling, client, load, _device, _day?.Tokens ?? throw new MissingEndpointException("--cursor-key"), _day.Ledger, _seed);
 
     /// <summary>Each live scenario takes the devices and users after the previous one's, so none share a device or a user.</summary>
     private LiveScenario Live(ScenarioLoad load, ISyncClient pushes, IWaiterTransport waiters)
