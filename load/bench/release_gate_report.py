@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""The release gate's summary (summary.md) and samples page (release-gate.html) from its results folder.
+
+usage: release_gate_report.py OUT MERGE_EXIT VERIFY_EXIT
+
+Reads OUT/merged/result.json (the merged shards), OUT/shard-*/result.json (each shard's generator),
+OUT/verify.md, OUT/ledger/day-*.json and OUT/samples/{service,postgres}.tsv; writes OUT/summary.md and
+OUT/release-gate.html (no script, no external resource: inline SVG).
+"""
+import csv
+import glob
+import html
+import json
+import os
+import sys
+
+WINDOW = 600
+
+
+def percentile(buckets, q):
+    total = sum(c for _, c in buckets)
+    if total == 0:
+        return 0.0
+    rank = max(1, int(-(-q * total // 1)))
+    seen = 0
+    for value, count in sorted(buckets):
+        seen += count
+        if seen >= rank:
+            return value / 1000.0
+    return sorted(buckets)[-1][0] / 1000.0
+
+
+def windows(scenario, limit):
+    """p99 per 10-minute window of the run (a last window under 60 s joins the one before)."""
+    per = {}
+    for second in scenario.get('timeline', []):
+        per.setdefault(second['second'] // WINDOW, []).append(second)
+    keys = sorted(per)
+    if len(keys) > 1 and len(per[keys[-1]]) < 60:
+        per[keys[-2]].extend(per.pop(keys[-1]))
+        keys = keys[:-1]
+    rows = []
+    for k in keys:
+        merged = {}
+        syncs = failed = 0
+        for s in per[k]:
+            syncs += s['syncs']
+            failed += s['failed']
+            for value, count in s['histogram']['buckets']:
+                merged[value] = merged.get(value, 0) + count
+        b = list(merged.items())
+        first, last = per[k][0]['second'], per[k][-1]['second'] + 1
+        rows.append((f"{first // 60}-{last // 60 if last % 60 == 0 else round(last / 60, 1)} min", syncs, failed,
+                     percentile(b, 0.5), percentile(b, 0.99), percentile(b, 0.999), percentile(b, 0.99) < limit))
+    return rows
+
+
+def read_tsv(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [r for r in csv.DictReader(f, delimiter='\t') if r.get('epoch')]
+
+
+def num(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def svg_chart(title, series, unit):
+    """series: list of (label, [(x seconds, y)]); one polyline each."""
+    points = [p for _, s in series for p in s if p[1] is not None]
+    if not points:
+        return f"<p>{html.escape(title)}: no samples</p>"
+    w, h, pad = 720, 220, 50
+    x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
+    y1 = max(p[1] for p in points) or 1
+    x1 = x1 if x1 > x0 else x0 + 1
+    colours = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b']
+    out = [f'<h3>{html.escape(title)}</h3><svg width="{w}" height="{h + 30}" role="img" aria-label="{html.escape(title)}">',
+           f'<line x1="{pad}" y1="{h}" x2="{w - 10}" y2="{h}" stroke="#888"/><line x1="{pad}" y1="10" x2="{pad}" y2="{h}" stroke="#888"/>',
+           f'<text x="{pad}" y="{h + 20}" font-size="11">0 min</text><text x="{w - 80}" y="{h + 20}" font-size="11">{(x1 - x0) / 60:.0f} min</text>',
+           f'<text x="2" y="15" font-size="11">{y1:,.0f} {html.escape(unit)}</text>']
+    for i, (label, s) in enumerate(series):
+        pts = ' '.join(f"{pad + (x - x0) / (x1 - x0) * (w - pad - 10):.1f},{h - (y / y1) * (h - 10):.1f}" for x, y in s if y is not None)
+        out.append(f'<polyline fill="none" stroke="{colours[i % len(colours)]}" stroke-width="1.5" points="{pts}"/>')
+        out.append(f'<text x="{pad + 10 + i * 160}" y="{h + 20}" font-size="11" fill="{colours[i % len(colours)]}">{html.escape(label)}</text>')
+    out.append('</svg>')
+    return ''.join(out)
+
+
+def main():
+    out, merge_code, verify_code = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    merged = json.load(open(os.path.join(out, 'merged', 'result.json')))
+    limit = merged['thresholds']['p99Ms']
+    shards = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, 'shard-*', 'result.json')))]
+    days = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, 'ledger', 'day-*.json')))]
+    verify = open(os.path.join(out, 'verify.md')).read().strip() if os.path.exists(os.path.join(out, 'verify.md')) else '(no check ran)'
+    verdict = ('PASS' if merge_code == 0 and verify_code == 0
+               else 'NOT PROVEN (the generator was saturated)' if merge_code == 4 and verify_code == 0 else 'FAIL')
+    lines = [f"# Release gate: {verdict}", "",
+             f"- started {merged['started']}, {merged['durationSeconds'] / 60:.1f} min, {len(shards)} shards; gate: {merged['verdict']}",
+             f"- checks against the database: {verify.splitlines()[-1]}", ""]
+    session = next((s for s in merged['scenarios'] if '/' not in s['name']), None)
+    lines += ["## The run", "", "| scenario | syncs | syncs/s | retries | failed | p50 ms | p99 ms | p99.9 ms | max ms |", "|---|---|---|---|---|---|---|---|---|"]
+    for s in merged['scenarios']:
+        lat = s['latency']
+        lines.append(f"| {s['name']} | {s['syncs']:,} | {s['throughputPerSecond']:,.0f} | {s['retries']:,} | {s['failed']:,} "
+                     f"| {lat['p50']:.1f} | {lat['p99']:.1f} | {lat['p999']:.1f} | {lat['max']:.1f} |")
+    if days:
+        kinds = {}
+        for d in days:
+            for k, v in d['syncsByKind'].items():
+                kinds[k] = kinds.get(k, 0) + v
+        total = sum(kinds.values()) or 1
+        lines += ["", "Syncs by kind: " + ', '.join(f"{k} {v:,} ({v / total:.2%})" for k, v in kinds.items())
+                  + f"; scheduled pulls of users the run never wrote to that received changes: {sum(d['unexpectedChanges'] for d in days):,}"]
+    if session:
+        lines += ["", f"## p99 per 10-minute window ({session['name']} and its requests; limit {limit:g} ms)", "",
+                  "| scenario | window | syncs | failed | p50 ms | p99 ms | p99.9 ms | within the limit |", "|---|---|---|---|---|---|---|---|"]
+        for s in merged['scenarios']:
+            for w, syncs, failed, p50, p99, p999, ok in windows(s, limit):
+                lines.append(f"| {s['name']} | {w} | {syncs:,} | {failed:,} | {p50:.1f} | {p99:.1f} | {p999:.1f} | {'yes' if ok else '**no**'} |")
+    lines += ["", "## The generator", "", "| shard | syncs | CPU mean | CPU peak | dispatch lag p99 | saturated |", "|---|---|---|---|---|---|"]
+    for i, sh in enumerate(shards, 1):
+        g = sh['generator']
+        syncs = sum(s['syncs'] for s in sh['scenarios'] if '/' not in s['name'])
+        lines.append(f"| {i} | {syncs:,} | {g['cpuMean']:.1%} | {g['cpuPeak']:.1%} | {g['dispatchLagP99']} | {g['saturated']} |")
+    service = read_tsv(os.path.join(out, 'samples', 'service.tsv'))
+    postgres = read_tsv(os.path.join(out, 'samples', 'postgres.tsv'))
+    if service:
+        def col(name):
+            return [num(r[name]) for r in service if num(r[name]) is not None]
+        lines += ["", "## The service over the run (every 10 s)", "", "| figure | first | last | max |", "|---|---|---|---|"]
+        for name, label, scale in [('rss_bytes', 'resident memory MB', 1 / 1048576), ('gc_heap_bytes', 'GC heap after the last collection MB', 1 / 1048576),
+                                   ('threads', 'threads', 1), ('thread_pool_threads', 'thread pool threads', 1), ('thread_pool_queue', 'thread pool queue', 1)]:
+            c = col(name)
+            if c:
+                lines.append(f"| {label} | {c[0] * scale:,.1f} | {c[-1] * scale:,.1f} | {max(c) * scale:,.1f} |")
+        c, p = col('gc_collections'), col('gc_pause_seconds')
+        if len(c) > 1:
+            lines.append(f"| GC collections over the run | | {c[-1] - c[0]:,.0f} | |")
+        if len(p) > 1:
+            lines.append(f"| GC pause over the run, s | | {p[-1] - p[0]:,.2f} | |")
+    if postgres:
+        lines += ["", "## PostgreSQL over the run (every 60 s)", "", "| table | table MB first | last | index MB first | last | rows first | last | dead rows max | autovacuums | autoanalyzes |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for table in sorted({r['table'] for r in postgres}):
+            rs = [r for r in postgres if r['table'] == table]
+            f, l = rs[0], rs[-1]
+            lines.append(f"| {table} | {num(f['table_bytes']) / 1048576:,.0f} | {num(l['table_bytes']) / 1048576:,.0f} | {num(f['index_bytes']) / 1048576:,.0f} "
+                         f"| {num(l['index_bytes']) / 1048576:,.0f} | {num(f['rows_estimate']):,.0f} | {num(l['rows_estimate']):,.0f} "
+                         f"| {max(num(r['dead_rows']) for r in rs):,.0f} | {num(l['autovacuums']) - num(f['autovacuums']):,.0f} | {num(l['autoanalyzes']) - num(f['autoanalyzes']):,.0f} |")
+        by_time = {}
+        for r in postgres:
+            by_time[r['epoch']] = (num(r['connections']), num(r['autovacuum_workers']))
+        conns = [v[0] for v in by_time.values()]
+        workers = [v[1] for v in by_time.values()]
+        lines.append(f"\nClient connections: min {min(conns):.0f}, max {max(conns):.0f}; autovacuum workers running at a sample: max {max(workers):.0f}, "
+                     f"in {sum(1 for w in workers if w):,} of {len(workers):,} samples.")
+    lines += ["", "## Checks against the database", "", verify, ""]
+    open(os.path.join(out, 'summary.md'), 'w').write('\n'.join(lines) + '\n')
+
+    charts = []
+    if service:
+        t0 = num(service[0]['epoch'])
+        s = lambda name, scale=1: [(num(r['epoch']) - t0, (num(r[name]) * scale) if num(r[name]) is not None else None) for r in service]
+        charts.append(svg_chart('Service memory (MB)', [('resident', s('rss_bytes', 1 / 1048576)), ('GC heap', s('gc_heap_bytes', 1 / 1048576))], 'MB'))
+        charts.append(svg_chart('Service threads', [('threads', s('threads')), ('thread pool', s('thread_pool_threads'))], ''))
+    if postgres:
+        t0 = num(postgres[0]['epoch'])
+        tables = sorted({r['table'] for r in postgres})
+        charts.append(svg_chart('PostgreSQL table + index size (MB)', [(t, [(num(r['epoch']) - t0, (num(r['table_bytes']) + num(r['index_bytes'])) / 1048576)
+                                                                           for r in postgres if r['table'] == t]) for t in tables], 'MB'))
+        first = tables[0]
+        charts.append(svg_chart('PostgreSQL connections and autovacuum workers', [
+            ('client connections', [(num(r['epoch']) - t0, num(r['connections'])) for r in postgres if r['table'] == first]),
+            ('autovacuum workers', [(num(r['epoch']) - t0, num(r['autovacuum_workers'])) for r in postgres if r['table'] == first])], ''))
+    page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Release gate: {html.escape(verdict)}</title></head>"
+            f"<body style='font-family:sans-serif'><h1>Release gate: {html.escape(verdict)}</h1>"
+            f"<p>Latency over time per shard, the steps and the gate's checks: <a href='report.html'>report.html</a>. Figures: <a href='summary.md'>summary.md</a>.</p>"
+            + ''.join(charts) + f"<h2>Checks against the database</h2><pre>{html.escape(verify)}</pre></body></html>")
+    open(os.path.join(out, 'release-gate.html'), 'w').write(page)
+
+
+if __name__ == '__main__':
+    main()

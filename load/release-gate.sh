@@ -1,0 +1,261 @@
+#!/usr/bin/env bash
+# The release gate: a fleet's day of retrying device syncs (load/profiles/release-gate.json's mix) at a
+# constant rate, from distinct devices, in simulator shards run as separate processes, merged exactly;
+# the SLA judged per step and per 10-minute window; every acknowledged push and every ledgered pull
+# checked against the database afterwards; the service's memory, GC and thread pool and PostgreSQL's
+# growth, autovacuum and connections sampled over the run. One command:
+#
+#   load/release-gate.sh --data-dir /srv/kobo-gate [--users 10000000] [--syncs 10000000] [--rate 2000]
+#                        [--shards 2] [--p99-ms 200] [--out DIR] [--no-build]
+#   load/release-gate.sh --small [--p99-ms X]          # the proof that the gate works: seconds, in the test command
+#   load/release-gate.sh --rest URL --grpc URL --postgres CONN --heaviest FILE --users N ...
+#                                                      # a deployed target (the Terraform outputs): nothing started here
+#
+# Local target: PostgreSQL (the machine's binaries, data in DATA_DIR/pgdata, the large-data settings of
+# deploy/postgres/settings.sh, loopback only) with DATA_DIR's seed of --users users (seeded once, as
+# load/bench/scale.sh does: the same layout, so both share a data directory), and the service (Release
+# build). Every process targets loopback and stops by itself: the simulator shards are bounded by
+# their step plus a margin, the samplers by the run, the service and PostgreSQL are stopped at the end.
+# A deployed target needs the service's signing and cursor keys in KOBO_SIM_SIGNING_KEY and
+# KOBO_SIM_CURSOR_KEY and the database's connection string for the checks (a read replica is not
+# enough: the checks read what was acknowledged).
+#
+# Results: OUT (default load/results/release-gate-<time>): summary.md (the verdict, the run's figures, the
+# windows, the checks, the samples), report.html (the merged simulator report: latency over time per
+# shard, the gate's checks, and release-gate.html beside it with the samples' charts), shard-*/ and
+# merged/ (the simulator's reports), ledger/ (what the devices were told), samples/ (TSV).
+# Exit code: 0 the gate passed and nothing was lost or missed; 1 a threshold or a check failed; 4 not
+# proven (the generator was saturated); 2 bad options or a broken set-up.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+data_dir="" users=10000000 syncs=10000000 rate=2000 shards=2 p99="" out="" build=1 small=0 warmup=200
+rest="" grpc="" npg="" heaviest=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --data-dir) data_dir="$2"; shift 2 ;;
+    --users) users="$2"; shift 2 ;;
+    --syncs) syncs="$2"; shift 2 ;;
+    --rate) rate="$2"; shift 2 ;;
+    --shards) shards="$2"; shift 2 ;;
+    --p99-ms) p99="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --rest) rest="$2"; shift 2 ;;
+    --grpc) grpc="$2"; shift 2 ;;
+    --postgres) npg="$2"; shift 2 ;;
+    --heaviest) heaviest="$2"; shift 2 ;;
+    --small) small=1 users=2000 syncs=600 rate=60 shards=2 warmup=10; shift ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+for n in "$users" "$syncs" "$rate" "$shards"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "--users, --syncs, --rate and --shards take whole numbers above 0" >&2; exit 2; }
+done
+[ $((syncs % shards)) -eq 0 ] || { echo "--syncs must divide by --shards (each shard runs its share from its own devices)" >&2; exit 2; }
+local_target=1
+if [ -n "$rest" ]; then
+  local_target=0
+  [ -n "$npg" ] && [ -n "$heaviest" ] || { echo "a deployed target needs --rest, --postgres and --heaviest" >&2; exit 2; }
+fi
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+out=${out:-load/results/release-gate-$stamp}
+if [ "$local_target" -eq 1 ] && [ -z "$data_dir" ]; then
+  [ "$small" -eq 1 ] || { echo "--data-dir DIR is required (outside the repository; it keeps the seeded database between runs)" >&2; exit 2; }
+  data_dir=$(mktemp -d /tmp/kobo-release-gate.XXXXXX)
+  trap 'rm -rf "$data_dir"' EXIT
+fi
+mkdir -p "$out"/samples "$out"/ledger
+out=$(cd "$out" && pwd -P)
+log() { echo "==> $(date -u +%H:%M:%S) $*" | tee -a "$out/gate.log"; }
+for tool in psql curl python3 awk; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install postgresql-client curl python3)" >&2; exit 2; }; done
+
+if [ "$build" -eq 1 ]; then
+  log "building the service and the simulator (Release)"
+  dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
+  dotnet build src/DeviceSimulator -c Release -v q -nologo >/dev/null
+fi
+sim=(dotnet "$repo/src/DeviceSimulator/bin/Release/net10.0/Kobo.Sync.DeviceSimulator.dll")
+service_dll=$repo/src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
+[ -f "${sim[1]}" ] && [ -f "$service_dll" ] || { echo "build first (or drop --no-build)" >&2; exit 2; }
+
+# --- the local set-up: PostgreSQL with the seed, and the service -------------------------------------
+pg_pid="" service="" samplers=()
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+cleanup() {
+  local pid
+  for pid in "${samplers[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [ -z "$service" ] || { kill "$service" 2>/dev/null || true; wait "$service" 2>/dev/null || true; }
+  [ -z "$pg_pid" ] || "${as_pg[@]}" "$bin/pg_ctl" -D "$data_dir/pgdata" -m fast -t 600 stop >/dev/null 2>&1 || true
+  [ "$small" -eq 0 ] || [ -z "$data_dir" ] || [[ "$data_dir" != /tmp/kobo-release-gate.* ]] || rm -rf "$data_dir"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ "$local_target" -eq 1 ]; then
+  mkdir -p "$data_dir"
+  data_dir=$(cd "$data_dir" && pwd -P)
+  case "$data_dir/" in "$repo/"*) echo "refusing a data directory inside the repository: $data_dir" >&2; exit 2 ;; esac
+  # shellcheck source=deploy/postgres/settings.sh
+  . deploy/postgres/settings.sh
+  bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
+  [ -x "$bin/postgres" ] || { echo "no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)" >&2; exit 2; }
+  as_pg=()
+  if [ "$(id -u)" -eq 0 ]; then
+    as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
+    chmod 755 "$data_dir"
+  fi
+  mkdir -p "$data_dir/pg-run"
+  [ ${#as_pg[@]} -eq 0 ] || chown postgres "$data_dir/pg-run"
+  if [ ! -f "$data_dir/pgdata/PG_VERSION" ]; then
+    log "initialising PostgreSQL in $data_dir/pgdata"
+    mkdir -p "$data_dir/pgdata"
+    [ ${#as_pg[@]} -eq 0 ] || chown postgres "$data_dir/pgdata"
+    "${as_pg[@]}" "$bin/initdb" -D "$data_dir/pgdata" -U postgres -A trust --encoding=UTF8 --no-locale >/dev/null
+  fi
+  pg_port=$(free_port)
+  mapfile -t pg_settings < <(postgres_large_data_args 1)
+  [ "$small" -eq 0 ] || pg_settings=(-c shared_buffers=128MB)
+  "${as_pg[@]}" "$bin/pg_ctl" -D "$data_dir/pgdata" -l "$data_dir/pg-run/postgres.log" -w -t 600 \
+    -o "-p $pg_port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$data_dir/pg-run -c jit=off -c max_connections=300 ${pg_settings[*]}" start >/dev/null
+  pg_pid=$(head -1 "$data_dir/pgdata/postmaster.pid")
+  db=kobo_sync_$users
+  admin="host=127.0.0.1 port=$pg_port dbname=postgres user=postgres"
+  psql "$admin" -qXAtc "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 || psql "$admin" -qXc "CREATE DATABASE $db" >/dev/null
+  npg="Host=127.0.0.1;Port=$pg_port;Database=$db;Username=postgres"
+  heaviest="$data_dir/heaviest-$users.tsv"
+  if [ ! -f "$data_dir/seeded-$users" ] || [ ! -f "$heaviest" ]; then
+    log "seed: $users users into $db (log $data_dir/seed-$users.log)"
+    "${sim[@]}" seed --connection "$npg" --users "$users" --seed 20211 --writers 2 --heaviest-out "$heaviest" >"$data_dir/seed-$users.log" 2>&1 \
+      || { echo "the seed failed:" >&2; tail -20 "$data_dir/seed-$users.log" >&2; exit 2; }
+    psql "host=127.0.0.1 port=$pg_port dbname=$db user=postgres" -qXc "VACUUM (ANALYZE)" >/dev/null
+    touch "$data_dir/seeded-$users" "$data_dir/vacuumed-$users"
+  fi
+  log "PostgreSQL on 127.0.0.1:$pg_port, $db ($users users); checkpoint before the run"
+  psql "host=127.0.0.1 port=$pg_port dbname=$db user=postgres" -qXc "CHECKPOINT" >/dev/null
+  rest_port=$(free_port) grpc_port=$(free_port)
+  rest="http://127.0.0.1:$rest_port" grpc="http://127.0.0.1:$grpc_port"
+  export KOBO_SIM_SIGNING_KEY=${KOBO_SIM_SIGNING_KEY:-release-gate-signing-key-at-least-32-bytes}
+  export KOBO_SIM_CURSOR_KEY=${KOBO_SIM_CURSOR_KEY:-release-gate-cursor-key-at-least-32-bytes-long}
+  # The admission queue holds the SLA's worth of arrivals (docs/performance.md, "Scale").
+  ASPNETCORE_ENVIRONMENT=Production Auth__SigningKey=$KOBO_SIM_SIGNING_KEY Paging__CursorKey=$KOBO_SIM_CURSOR_KEY \
+    Storage__ConnectionString="$npg;Maximum Pool Size=200" Endpoints__Rest=$rest Endpoints__Grpc=$grpc Demo__Seed=false \
+    Admission__QueueLimit=1024 \
+    timeout 86400 dotnet "$service_dll" >>"$out/service.log" 2>&1 &
+  service=$!
+  for _ in $(seq 1 600); do
+    curl -fsS -o /dev/null "$rest/healthz/ready" 2>/dev/null && break
+    kill -0 "$service" 2>/dev/null || { tail -20 "$out/service.log" >&2; exit 2; }
+    sleep 0.1
+  done
+  curl -fsS -o /dev/null "$rest/healthz/ready" || { echo "the service did not become ready" >&2; exit 2; }
+  log "service on $rest (gRPC $grpc)"
+fi
+case "$rest" in http://127.*|http://localhost*|https://*) ;; *) [ "$local_target" -eq 0 ] || { echo "the local target is loopback only" >&2; exit 2; } ;; esac
+pg_conn=$(python3 - "$npg" <<'PY'
+import sys
+parts = dict(p.split('=', 1) for p in sys.argv[1].split(';') if '=' in p)
+keys = {'host': 'Host', 'port': 'Port', 'dbname': 'Database', 'user': 'Username', 'password': 'Password'}
+print(' '.join(f"{k}={parts[v]}" for k, v in keys.items() if v in parts))
+PY
+)
+
+# --- the profile ---------------------------------------------------------------------------------------
+seconds=$(( syncs / rate ))
+[ "$seconds" -ge 1 ] || { echo "--syncs must be at least --rate (a run of at least one second)" >&2; exit 2; }
+python3 - "$repo/load/profiles/release-gate.json" "$out/profile.json" "$rate" "$seconds" "$syncs" "$warmup" "${p99:-}" "$small" <<'PY'
+import json, sys
+src, dst, rate, seconds, syncs, warmup, p99, small = sys.argv[1:]
+p = json.load(open(src))
+p['devices'] = int(syncs) + int(warmup)  # n syncs from n distinct devices, the warm-up's beside them
+p['warmUpSyncs'] = int(warmup)
+for s in p['scenarios']:
+    s['steps'] = [{'rate': int(rate), 'durationSeconds': int(seconds)}]
+if p99:
+    p['thresholds']['p99Ms'] = float(p99)
+if small == '1':  # the test command shares two cores with the other test projects: it proves the path, not the SLA
+    p['thresholds'].setdefault('p99Ms', 200)
+    p['thresholds']['p99Ms'] = float(p99) if p99 else 5000
+json.dump(p, open(dst, 'w'), indent=2)
+PY
+
+# --- samples over the run: the service, PostgreSQL ------------------------------------------------------
+service_pid() { [ -n "$service" ] && pgrep -P "$service" | head -1; }
+sample_service() { # every 10 s: the service's RSS, threads and its own /metrics' runtime figures
+  local pid
+  pid=$(service_pid || true)
+  echo -e "epoch\trss_bytes\tthreads\tgc_heap_bytes\tgc_collections\tgc_pause_seconds\tthread_pool_threads\tthread_pool_queue\tallocated_bytes" >"$out/samples/service.tsv"
+  while :; do
+    curl -fsS --max-time 5 "$rest/metrics" 2>/dev/null | awk -v now="$(date +%s)" -v rss="$( [ -n "$pid" ] && awk '/VmRSS/ {print $2 * 1024}' "/proc/$pid/status" 2>/dev/null || echo)" \
+      -v thr="$( [ -n "$pid" ] && awk '/Threads/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo)" '
+      /^dotnet_gc_last_collection_heap_size_bytes/ { heap += $NF }
+      /^dotnet_gc_collections_total/ { gcs += $NF }
+      /^dotnet_gc_pause_time_seconds_total/ { pause = $NF }
+      /^dotnet_thread_pool_thread_count/ { threads = $NF }
+      /^dotnet_thread_pool_queue_length/ { queue = $NF }
+      /^dotnet_gc_heap_total_allocated_bytes_total/ { alloc = $NF }
+      END { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", now, rss, thr, heap, gcs, pause, threads, queue, alloc }' >>"$out/samples/service.tsv" || true
+    sleep 10
+  done
+}
+sample_postgres() { # every 60 s: table and index bytes, autovacuum, connections
+  echo -e "epoch\ttable\ttable_bytes\tindex_bytes\trows_estimate\tdead_rows\tautovacuums\tautoanalyzes\tautovacuum_workers\tconnections" >"$out/samples/postgres.tsv"
+  while :; do
+    psql "$pg_conn" -qXAt -F $'\t' -c "
+      SELECT extract(epoch FROM now())::bigint, s.relname, pg_table_size(s.relid), pg_indexes_size(s.relid), s.n_live_tup, s.n_dead_tup,
+             s.autovacuum_count, s.autoanalyze_count,
+             (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'),
+             (SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')
+      FROM pg_stat_user_tables s WHERE s.relname IN ('users', 'users_books', 'highlights', 'reading_states', 'devices', 'collections')
+      ORDER BY s.relname" >>"$out/samples/postgres.tsv" 2>/dev/null || true
+    sleep 60
+  done
+}
+sample_service & samplers+=($!)
+sample_postgres & samplers+=($!)
+
+# --- the run: the shards as separate processes, then merged and checked ---------------------------------
+# The devices that synced before the run (all but the first syncs' new devices) are known to the service,
+# as on a normal day: each shard registers its own before any shard starts its load.
+log "making the devices that synced before the run known to the service"
+pids=()
+for i in $(seq 1 "$shards"); do
+  "${sim[@]}" run --profile "$out/profile.json" --rest "$rest" --grpc "$grpc" --heaviest "$heaviest" --users "$users" --shard "$i/$shards" \
+    --register-devices "$npg" >"$out/register-$i.log" 2>&1 &
+  pids+=($!)
+done
+for pid in "${pids[@]}"; do wait "$pid" || { echo "registering the devices failed:" >&2; cat "$out"/register-*.log >&2; exit 2; }; done
+psql "$pg_conn" -qXc "VACUUM (ANALYZE) devices" >/dev/null
+log "release gate: $syncs syncs from $syncs distinct devices at $rate/s ($seconds s) in $shards shards, $users users"
+pids=()
+for i in $(seq 1 "$shards"); do
+  timeout $((seconds + 600)) "${sim[@]}" run --profile "$out/profile.json" --rest "$rest" --grpc "$grpc" \
+    --heaviest "$heaviest" --users "$users" --shard "$i/$shards" --ledger "$out/ledger" --out "$out/shard-$i" >"$out/shard-$i.log" 2>&1 &
+  pids+=($!)
+done
+codes=()
+for pid in "${pids[@]}"; do code=0; wait "$pid" || code=$?; codes+=("$code"); done
+for pid in "${samplers[@]}"; do kill "$pid" 2>/dev/null || true; done
+samplers=()
+for i in $(seq 1 "$shards"); do
+  c=${codes[$((i - 1))]}
+  [ "$c" -le 1 ] || [ "$c" -eq 4 ] || { echo "simulator shard $i failed ($c):" >&2; tail -20 "$out/shard-$i.log" >&2; exit 2; }
+done
+log "merging the shards"
+merge_code=0
+"${sim[@]}" merge "$out"/shard-*/result.json --out "$out/merged" >"$out/merge.log" 2>&1 || merge_code=$?
+[ "$merge_code" -le 1 ] || [ "$merge_code" -eq 4 ] || { echo "merge failed ($merge_code):" >&2; tail -20 "$out/merge.log" >&2; exit 2; }
+log "checking every acknowledged push and every ledgered pull against the database"
+verify_code=0
+"${sim[@]}" verify "$out/ledger" --postgres "$npg" --out "$out" >"$out/verify.log" 2>&1 || verify_code=$?
+[ "$verify_code" -le 1 ] || { echo "verify failed ($verify_code):" >&2; tail -20 "$out/verify.log" >&2; exit 2; }
+python3 load/bench/release_gate_report.py "$out" "$merge_code" "$verify_code"
+cp "$out/merged/report.html" "$out/report.html"
+code=0
+if [ "$merge_code" -eq 1 ] || [ "$verify_code" -ne 0 ]; then code=1; elif [ "$merge_code" -eq 4 ]; then code=4; fi
+log "summary: $out/summary.md; report: $out/report.html; samples: $out/release-gate.html"
+tail -1 "$out/merge.log" | tee -a "$out/gate.log"
+tail -1 "$out/verify.log" | tee -a "$out/gate.log"
+exit "$code"

@@ -1,0 +1,79 @@
+using System.Diagnostics;
+using Kobo.Sync.DeviceSimulator.Tests.Support;
+
+namespace Kobo.Sync.DeviceSimulator.Tests.ReleaseGate;
+
+/// <summary>
+/// load/release-gate.sh, the release gate as one command, at small scale on its own PostgreSQL and
+/// service: two simulator shards as separate processes, merged, judged, and their ledgers checked
+/// against the database; passing, then failing with exit code 1 when its p99 limit is made impossible.
+/// </summary>
+public sealed class ReleaseGateScriptTests : IDisposable
+{
+    private readonly string _scratch = Path.Combine(Path.GetTempPath(), $"kobo-gate-{Guid.NewGuid():N}");
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_scratch))
+        {
+            Directory.Delete(_scratch, recursive: true);
+        }
+    }
+
+    [Fact]
+    public async Task TheSmallGatePassesWithNothingLostOrMissedAndFailsWithExitCodeOneWhenItsP99LimitIsImpossible()
+    {
+        var data = Path.Combine(_scratch, "data");
+        var passing = Path.Combine(_scratch, "passing");
+        var (exit, output) = await RunAsync("--small", "--no-build", "--data-dir", data, "--out", passing);
+
+        Assert.True(exit == 0, output);
+        var summary = await File.ReadAllTextAsync(Path.Combine(passing, "summary.md"));
+        Assert.StartsWith("# Release gate: PASS", summary, StringComparison.Ordinal);
+        Assert.Contains("| day-rest | 600 |", summary, StringComparison.Ordinal); // 600 syncs, 300 per shard, merged
+        Assert.Contains("| day-rest/push |", summary, StringComparison.Ordinal);
+        Assert.Matches(@"acknowledged highlight changes: [1-9][\d,]*, lost: 0", summary);
+        Assert.Contains("PASS: nothing lost, nothing missed", summary, StringComparison.Ordinal);
+        Assert.Matches(@"\| 1 \| 300 \| [\d.]+% \|", summary); // each shard's generator
+        Assert.Matches(@"\| 2 \| 300 \| [\d.]+% \|", summary);
+        Assert.Contains("## p99 per 10-minute window", summary, StringComparison.Ordinal);
+        Assert.Contains("## The service over the run", summary, StringComparison.Ordinal);
+        Assert.Contains("## PostgreSQL over the run", summary, StringComparison.Ordinal);
+        Assert.True(File.Exists(Path.Combine(passing, "report.html")));
+        Assert.Contains("<polyline", await File.ReadAllTextAsync(Path.Combine(passing, "release-gate.html")), StringComparison.Ordinal);
+        Assert.Equal(2, Directory.GetFiles(Path.Combine(passing, "ledger"), "acked-*.tsv").Length);
+
+        var failing = Path.Combine(_scratch, "failing");
+        (exit, output) = await RunAsync("--small", "--no-build", "--data-dir", data, "--out", failing, "--p99-ms", "0.001");
+
+        Assert.True(exit == 1, output);
+        Assert.StartsWith("# Release gate: FAIL", await File.ReadAllTextAsync(Path.Combine(failing, "summary.md")), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task SyncsThatDoNotDivideAmongTheShardsAreRefusedBeforeAnythingStarts()
+    {
+        var (exit, output) = await RunAsync("--small", "--no-build", "--data-dir", Path.Combine(_scratch, "data"), "--syncs", "601");
+
+        Assert.Equal(2, exit);
+        Assert.Contains("--syncs must divide by --shards", output, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(Path.Combine(_scratch, "data", "pgdata")));
+    }
+
+    private static async Task<(int Exit, string Output)> RunAsync(params string[] arguments)
+    {
+        var start = new ProcessStartInfo("timeout") { WorkingDirectory = RepositoryRoot.Path, RedirectStandardOutput = true, RedirectStandardError = true };
+        start.ArgumentList.Add("300");
+        start.ArgumentList.Add("load/release-gate.sh");
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var process = Process.Start(start)!;
+        var stdout = process.StandardOutput.ReadToEndAsync();
+        var stderr = process.StandardError.ReadToEndAsync();
+        await process.WaitForExitAsync();
+        return (process.ExitCode, await stdout + await stderr);
+    }
+}
