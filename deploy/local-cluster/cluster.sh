@@ -10,6 +10,13 @@
 #                                 pg_rewind); --node kills the leader's Patroni too, as a lost machine
 #                                 (bring it back with `restart NODE`)
 #   cluster.sh restart NODE       stop (if running) and start node1, node2 or node3
+#   cluster.sh switchover [--to NODE]
+#                                 a planned switchover (Patroni REST POST /switchover) to NODE, by default the
+#                                 synchronous standby; waits until NODE leads and the old leader streams from it
+#   cluster.sh rolling-upgrade    each node in turn, replicas first and the leader last (moved away by switchover
+#                                 first): stop it, upgrade it (here a restart stands in), start it, wait until it
+#                                 streams again (lag <= 1 MiB) and the cluster is healthy; prints per node the
+#                                 seconds from stop to serving again and fails if one took more than 60 s
 #   cluster.sh strings            print the two connection strings again
 #
 # Runs as root (PostgreSQL, Patroni and etcd then run as the `postgres` user) or as a normal user.
@@ -24,6 +31,10 @@ REST_PORT="${KOBO_CLUSTER_REST_PORT:-18008}"
 ETCD_PORT="${KOBO_CLUSTER_ETCD_PORT:-12379}"
 ETCD_PEER_PORT=$((ETCD_PORT + 1))
 NODES=(node1 node2 node3)
+# A node is serving again once it streams from the leader with at most this lag (Patroni's own
+# maximum_lag_on_failover) and the cluster is healthy; a rolling upgrade allows each node this long.
+MAX_LAG_BYTES=1048576
+MAX_DOWN_S=60
 DATABASE=kobo_sync
 APP_USER=kobo
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -318,6 +329,138 @@ cmd_restart() {
   start_node "$node"
 }
 
+# The synchronous standby's name, from any node that answers.
+sync_standby() {
+  local node json
+  for node in "${NODES[@]}"; do
+    if json="$(cluster_json "$(rest_port_of "$node")")"; then
+      printf '%s' "$json" | /usr/bin/python3 -c '
+import json, sys
+names = [m["name"] for m in json.load(sys.stdin).get("members", []) if m.get("role") == "sync_standby" and m.get("state") == "running"]
+print(names[0] if names else "")' | grep . && return 0
+      return 1
+    fi
+  done
+  return 1
+}
+
+# The leader's view of NODE's replication connection (pg_stat_replication.state), empty when none.
+replication_state() {
+  local node="$1" leader
+  leader="$(leader_node)" || return 1
+  PGPASSWORD="$(secret superuser)" PGCONNECT_TIMEOUT=2 psql -X -q -tA -h 127.0.0.1 -p "$(pg_port_of "$leader")" \
+    -U "$(cat "$DIR/secrets/superuser-name")" -d postgres \
+    -c "SELECT state FROM pg_stat_replication WHERE application_name = '$node'" 2>/dev/null
+}
+
+# NODE is a running replica within MAX_LAG_BYTES of the leader (Patroni's GET /replica?lag=) and the
+# leader sees it streaming.
+streaming() {
+  local node="$1"
+  curl -fsS --max-time 2 -o /dev/null "http://127.0.0.1:$(rest_port_of "$node")/replica?lag=$MAX_LAG_BYTES" 2>/dev/null &&
+    [ "$(replication_state "$node")" = streaming ]
+}
+
+healthy() {
+  local counts; counts="$(member_counts)"
+  # shellcheck disable=SC2086
+  set -- $counts
+  [ "$1" -eq 1 ] && [ "$2" -ge 1 ] && [ "$3" -eq 2 ]
+}
+
+# Waits up to LIMIT seconds until NODE streams again and the cluster is healthy.
+wait_serving() {
+  local node="$1" limit="$2" start=$SECONDS
+  while [ $((SECONDS - start)) -lt "$limit" ]; do
+    if streaming "$node" && healthy; then return 0; fi
+    sleep 0.5
+  done
+  return 1
+}
+
+elapsed_since() { /usr/bin/python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$EPOCHREALTIME"; }
+
+# A planned switchover from LEADER to CANDIDATE through the leader's Patroni REST API: Patroni checks
+# the candidate is current (with synchronous mode it must be the synchronous standby), demotes the
+# leader with a checkpoint and promotes the candidate; the old leader follows it as a replica.
+switchover_to() {
+  local leader="$1" candidate="$2" start=$EPOCHREALTIME code body
+  say "switchover: $leader -> $candidate (Patroni REST POST /switchover)"
+  body="$DIR/switchover.out"
+  code="$(curl -sS --max-time 60 -o "$body" -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d "{\"leader\": \"$leader\", \"candidate\": \"$candidate\"}" \
+    "http://127.0.0.1:$(rest_port_of "$leader")/switchover" 2>&1)" || true
+  [ "$code" = 200 ] || die "switchover $leader -> $candidate refused ($code): $(cat "$body" 2>/dev/null)"
+  local waited=$SECONDS
+  while [ $((SECONDS - waited)) -lt 60 ]; do
+    if [ "$(leader_node || true)" = "$candidate" ] && streaming "$leader" && healthy; then
+      say "switchover done: $candidate leads, $leader streams from it, after $(elapsed_since "$start") s"
+      return 0
+    fi
+    sleep 0.5
+  done
+  die "after the switchover to $candidate: no healthy cluster with $leader streaming in 60 s; see $DIR/node*/patroni.log"
+}
+
+cmd_switchover() {
+  local to=""
+  case "${1:-}" in
+    --to) to="${2:-}"; [ -n "$to" ] || die "usage: $0 switchover [--to node1|node2|node3]"; node_index "$to" >/dev/null ;;
+    "") ;;
+    *) die "usage: $0 switchover [--to node1|node2|node3]" ;;
+  esac
+  healthy || die "the cluster is not healthy: no switchover (see $0 status)"
+  local leader; leader="$(leader_node)" || die "no leader"
+  local sync; sync="$(sync_standby)" || die "no synchronous standby to switch over to"
+  [ -n "$to" ] || to="$sync"
+  [ "$to" = "$sync" ] || [ "$to" = "$leader" ] ||
+    die "with synchronous mode Patroni switches over only to the synchronous standby ($sync), not to $to"
+  [ "$to" != "$leader" ] || die "$to leads already"
+  switchover_to "$leader" "$to"
+}
+
+# Takes NODE down and back: switchover first when it leads, stop (Patroni and its PostgreSQL), the
+# upgrade, start; prints "NODE down SECONDS s", the time from the stop until it streams again, and
+# keeps the seconds in DOWN_S.
+DOWN_S=0
+upgrade_node() {
+  local node="$1" leader candidate stopped
+  leader="$(leader_node)" || die "no leader"
+  if [ "$leader" = "$node" ]; then
+    candidate="$(sync_standby)" || die "no synchronous standby to hand $node's leadership to"
+    switchover_to "$node" "$candidate"
+  fi
+  stopped=$EPOCHREALTIME
+  stop_node "$node"
+  # Here a restart stands in for the upgrade: production installs the new packages at this point
+  # (apt-get install --only-upgrade postgresql-15 patroni, or the OS change at hand).
+  say "upgrading $node: a restart stands in for the package upgrade on this machine"
+  start_node "$node"
+  if ! wait_serving "$node" "$MAX_DOWN_S"; then
+    echo "$node down >$MAX_DOWN_S s"
+    die "$node not streaming again (lag <= $MAX_LAG_BYTES bytes) with a healthy cluster $MAX_DOWN_S s after its stop; rolling upgrade stopped here"
+  fi
+  DOWN_S="$(elapsed_since "$stopped")"
+  say "$node serving again: streaming, cluster healthy, $DOWN_S s after its stop"
+  echo "$node down $DOWN_S s"
+}
+
+cmd_rolling_upgrade() {
+  healthy || die "the cluster is not healthy: no rolling upgrade (see $0 status)"
+  local leader order=() node worst=0 started=$EPOCHREALTIME
+  leader="$(leader_node)" || die "no leader"
+  for node in "${NODES[@]}"; do [ "$node" = "$leader" ] || order+=("$node"); done
+  order+=("$leader")
+  say "rolling upgrade: ${order[*]} (replicas first, the leader $leader last)"
+  for node in "${order[@]}"; do
+    upgrade_node "$node"
+    worst="$(/usr/bin/python3 -c "import sys; print(max(float(sys.argv[1]), float(sys.argv[2])))" "$worst" "$DOWN_S")"
+  done
+  say "rolling upgrade done in $(elapsed_since "$started") s; longest down $worst s (limit $MAX_DOWN_S s)"
+  /usr/bin/python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) <= float(sys.argv[2]) else 1)" "$worst" "$MAX_DOWN_S" ||
+    die "a node was down $worst s, more than $MAX_DOWN_S s"
+}
+
 case "${1:-}" in
   up) cmd_up ;;
   down) shift; cmd_down "$@" ;;
@@ -325,6 +468,8 @@ case "${1:-}" in
   kill-leader) shift; cmd_kill_leader "$@" ;;
   restart) shift; cmd_restart "$@" ;;
   strings) strings ;;
+  switchover) shift; cmd_switchover "$@" ;;
+  rolling-upgrade) cmd_rolling_upgrade ;;
   wait) wait_healthy "${2:-120}" ;;
-  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

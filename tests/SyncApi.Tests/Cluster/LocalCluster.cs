@@ -14,6 +14,9 @@ public sealed class LocalCluster : IAsyncLifetime
 {
     private static readonly TimeSpan ScriptLimit = TimeSpan.FromSeconds(90);
 
+    /// <summary>Three nodes of at most 60 s each, and the switchover.</summary>
+    private static readonly TimeSpan RollingUpgradeLimit = TimeSpan.FromSeconds(240);
+
     private readonly string _script = Path.Combine(RepositoryRoot(), "deploy", "local-cluster", "cluster.sh");
     private readonly string _directory = Path.Combine(Path.GetTempPath(), "kobo-sync-cluster-test-" + Guid.NewGuid().ToString("N")[..12]);
     private int _pgPort;
@@ -61,6 +64,12 @@ public sealed class LocalCluster : IAsyncLifetime
     /// <summary>Waits until one leader and two replicas (one synchronous) run again.</summary>
     public Task WaitHealthyAsync(int seconds) => RunAsync("wait", seconds.ToString(System.Globalization.CultureInfo.InvariantCulture));
 
+    /// <summary>
+    /// <c>rolling-upgrade</c>: each node stopped and started in turn, replicas first, the leader last
+    /// (moved away by a planned switchover first); returns its lines <c>NODE down SECONDS s</c>.
+    /// </summary>
+    public Task<string> RollingUpgradeAsync() => RunLimitedAsync(RollingUpgradeLimit, "rolling-upgrade");
+
     /// <summary>The Patroni member list (<c>patronictl list</c>).</summary>
     public Task<string> StatusAsync() => RunAsync("status");
 
@@ -79,7 +88,9 @@ public sealed class LocalCluster : IAsyncLifetime
         }
     }
 
-    private async Task<string> RunAsync(params string[] arguments)
+    private Task<string> RunAsync(params string[] arguments) => RunLimitedAsync(ScriptLimit, arguments);
+
+    private async Task<string> RunLimitedAsync(TimeSpan scriptLimit, params string[] arguments)
     {
         var start = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = "/" };
         start.ArgumentList.Add(_script);
@@ -95,7 +106,7 @@ public sealed class LocalCluster : IAsyncLifetime
         using var process = Process.Start(start) ?? throw new InvalidOperationException("bash did not start");
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();
-        using var limit = new CancellationTokenSource(ScriptLimit);
+        using var limit = new CancellationTokenSource(scriptLimit);
         try
         {
             await process.WaitForExitAsync(limit.Token);
@@ -103,7 +114,7 @@ public sealed class LocalCluster : IAsyncLifetime
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"cluster.sh {string.Join(' ', arguments)} did not end in {ScriptLimit.TotalSeconds} s: {await stderr}");
+            throw new TimeoutException($"cluster.sh {string.Join(' ', arguments)} did not end in {scriptLimit.TotalSeconds} s: {await stderr}");
         }
 
         if (process.ExitCode != 0)
