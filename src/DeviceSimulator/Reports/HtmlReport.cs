@@ -92,7 +92,7 @@ public static class HtmlReport
         html.Append("<h2>Thresholds</h2><table><tr><th>check</th><th>limit</th><th>actual</th><th>result</th></tr>");
         foreach (var check in result.Checks)
         {
-            html.Append(c, $"<tr><td>{Esc(check.Scenario)} {Esc(check.Metric)}</td><td>{check.Limit:0.###}</td><td>{check.Actual:0.###}</td><td class=\"{(check.Passed ? "pass" : "fail")}\">{(check.Passed ? "pass" : "FAIL")}</td></tr>");
+            html.Append(c, $"<tr><td>{Esc(check.Subject)} {Esc(check.Metric)}</td><td>{check.Limit:0.###}</td><td>{check.Actual:0.###}</td><td class=\"{(check.Passed ? "pass" : "fail")}\">{(check.Passed ? "pass" : "FAIL")}</td></tr>");
         }
 
         html.Append("</table></body></html>");

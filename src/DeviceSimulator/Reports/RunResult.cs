@@ -85,7 +85,22 @@ public sealed record ScenarioResult
 }
 
 /// <summary>One load step of a scenario: its target rate, and the syncs meant to start during it.</summary>
-public sealed record StepResult(int Step, double Rate, double? RampTo, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max);
+public sealed record StepResult(int Step, double Rate, double? RampTo, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max)
+{
+    public double FailedPercent => Syncs == 0 ? 0 : Failed * 100.0 / Syncs;
+
+    /// <summary>A step longer than the gate's window: the figures of each window (empty otherwise).</summary>
+    public IReadOnlyList<WindowResult> Windows { get; init; } = [];
+}
+
+/// <summary>
+/// One window of a long step (<see cref="Gate.StepWindows"/>): the syncs meant to start during it.
+/// <see cref="FromSecond"/> and <see cref="ToSecond"/> are seconds of the run.
+/// </summary>
+public sealed record WindowResult(int Window, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max)
+{
+    public double FailedPercent => Syncs == 0 ? 0 : Failed * 100.0 / Syncs;
+}
 
 /// <summary>Latency in milliseconds, from each sync's intended start to its end, retries included.</summary>
 public sealed record LatencySummary(double Mean, double P50, double P75, double P90, double P95, double P99, double P999, double P9999, double Max);
@@ -106,7 +121,11 @@ public sealed record BaselineRatio(ReadKind Read, Transport Transport, double Se
     public double P99Ratio => PostgresP99 > 0 ? ServiceP99 / PostgresP99 : double.NaN;
 }
 
-public sealed record ThresholdCheck(string Scenario, string Metric, double Limit, double Actual, bool Passed)
+/// <param name="Part">What of the scenario was judged: null for the whole run, else a step or a window of a step (<c>step 4 (6000/s)</c>, <c>step 1 window 3 (20-30 min)</c>).</param>
+public sealed record ThresholdCheck(string Scenario, string Metric, double Limit, double Actual, bool Passed, string? Part = null)
 {
-    public string Describe() => $"{Scenario} {Metric} {Actual:0.###} (limit {Limit:0.###})";
+    /// <summary>The scenario, and the step or window when the check is not the whole run's.</summary>
+    public string Subject => Part is null ? Scenario : $"{Scenario} {Part}";
+
+    public string Describe() => $"{Subject} {Metric} {Actual:0.###} (limit {Limit:0.###})";
 }
