@@ -21,10 +21,21 @@ public static class SlaGate
     /// <summary>Exit code of a run whose thresholds failed.</summary>
     public const int FailedExitCode = 1;
 
+    /// <summary>Exit code of a run that met every threshold while its generator (a shard's) was saturated: it proves nothing.</summary>
+    public const int NotProvenExitCode = 4;
+
     /// <summary>Length of the windows of a long step, unless the profile's <see cref="Thresholds.WindowSeconds"/> says otherwise.</summary>
     public const int DefaultWindowSeconds = 600;
 
     public static int WindowSeconds(Thresholds thresholds) => thresholds.WindowSeconds ?? DefaultWindowSeconds;
+
+    /// <summary>The exit code of <c>run</c> and <c>merge</c>: 0 pass, 1 a threshold failed, 4 not proven.</summary>
+    public static int ExitCode(RunResult result) => result.Outcome switch
+    {
+        RunOutcome.Pass => 0,
+        RunOutcome.NotProven => NotProvenExitCode,
+        _ => FailedExitCode,
+    };
 
     public static IReadOnlyList<ThresholdCheck> Check(Thresholds thresholds, IReadOnlyList<ScenarioResult> scenarios)
     {

@@ -19,11 +19,11 @@ public static class HtmlReport
         var c = CultureInfo.InvariantCulture;
         var html = new StringBuilder();
         html.Append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
-            .Append(Esc($"{result.Profile} {(result.Passed ? "PASS" : "FAIL")}"))
+            .Append(Esc($"{result.Profile} {result.OutcomeWord}"))
             .Append("</title><style>body{font-family:sans-serif;margin:24px;max-width:1100px}table{border-collapse:collapse;margin:12px 0}")
             .Append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}")
-            .Append(".pass{color:#1a7f37}.fail{color:#cf222e}.warn{background:#fff4ce;padding:8px}</style></head><body>");
-        html.Append(c, $"<h1 id=\"verdict\" class=\"{(result.Passed ? "pass" : "fail")}\">{Esc(result.Verdict)}</h1>");
+            .Append(".pass{color:#1a7f37}.fail{color:#cf222e}.not-proven{color:#9a6700}.warn{background:#fff4ce;padding:8px}</style></head><body>");
+        html.Append(c, $"<h1 id=\"verdict\" class=\"{result.Outcome switch { RunOutcome.Pass => "pass", RunOutcome.NotProven => "not-proven", _ => "fail" }}\">{Esc(result.Verdict)}</h1>");
         html.Append(c, $"<p>{Esc(result.Description)}</p>");
         html.Append(c, $"<p>Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, shards {Esc(string.Join(", ", result.Shards))}. ");
         html.Append(c, $"Generator CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms.</p>");

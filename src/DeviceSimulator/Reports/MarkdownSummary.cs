@@ -10,7 +10,7 @@ public static class MarkdownSummary
     {
         var md = new StringBuilder();
         var c = CultureInfo.InvariantCulture;
-        md.AppendLine(c, $"# {result.Profile}: {(result.Passed ? "PASS" : "FAIL")}");
+        md.AppendLine(c, $"# {result.Profile}: {result.OutcomeWord}");
         md.AppendLine();
         md.AppendLine(c, $"{result.Description}");
         md.AppendLine();

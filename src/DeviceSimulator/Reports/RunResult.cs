@@ -1,3 +1,4 @@
+using System.Text.Json.Serialization;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 
@@ -34,13 +35,56 @@ public sealed record RunResult
 
     public required IReadOnlyList<ThresholdCheck> Checks { get; init; }
 
+    /// <summary>Merged shards: each shard's generator (and figures); empty for a single process's run.</summary>
+    public IReadOnlyList<ShardRun> ShardRuns { get; init; } = [];
+
+    /// <summary>Every threshold met (whatever the generator; see <see cref="Outcome"/>).</summary>
     public bool Passed => Checks.All(c => c.Passed);
 
+    /// <summary>
+    /// The verdict: a failed threshold fails the run whatever the generator; every threshold met by a
+    /// saturated generator (any shard's) proves nothing, since its own delay is in the latencies.
+    /// </summary>
+    [JsonPropertyName("verdict")]
+    public RunOutcome Outcome => !Passed ? RunOutcome.Fail : Generator.Saturated ? RunOutcome.NotProven : RunOutcome.Pass;
+
     /// <summary>The one-line verdict printed on the console.</summary>
-    public string Verdict => Passed
-        ? $"PASS {Profile}: {Scenarios.Sum(s => s.Syncs):N0} syncs, every threshold met ({Checks.Count} checks)"
-        : $"FAIL {Profile}: {string.Join("; ", Checks.Where(c => !c.Passed).Select(c => c.Describe()))}";
+    [JsonPropertyName("verdictLine")]
+    public string Verdict => Outcome switch
+    {
+        RunOutcome.Pass => $"PASS {Profile}: {Scenarios.Sum(s => s.Syncs):N0} syncs, every threshold met ({Checks.Count} checks)",
+        RunOutcome.NotProven => $"NOT PROVEN {Profile}: the generator was saturated ({Saturation()}); every threshold met ({Checks.Count} checks) but the latencies include the generator's own delay: use more shards or a bigger load machine",
+        _ => $"FAIL {Profile}: {string.Join("; ", Checks.Where(c => !c.Passed).Select(c => c.Describe()))}",
+    };
+
+    /// <summary>The verdict's word, as the reports' titles show it.</summary>
+    [JsonIgnore]
+    public string OutcomeWord => Outcome switch
+    {
+        RunOutcome.Pass => "PASS",
+        RunOutcome.NotProven => "NOT PROVEN",
+        _ => "FAIL",
+    };
+
+    private string? Saturation()
+    {
+        var shards = ShardRuns.Where(s => s.Generator.Saturated).Select(s => $"shard {s.Shard}: {s.Generator.SaturationReason}").ToList();
+        return shards.Count > 0 ? string.Join("; ", shards) : Generator.SaturationReason;
+    }
 }
+
+/// <summary>What a run proved: <c>pass</c>, <c>fail</c> or <c>not-proven</c> in <c>result.json</c>.</summary>
+public enum RunOutcome
+{
+    Pass,
+    Fail,
+
+    /// <summary>Every threshold met, by a saturated generator.</summary>
+    NotProven,
+}
+
+/// <summary>One shard of a merged run: which it was, and its generator.</summary>
+public sealed record ShardRun(string Shard, GeneratorStats Generator);
 
 public sealed record ScenarioResult
 {
