@@ -33,6 +33,23 @@ public static class MarkdownSummary
             md.AppendLine(c, $"| {s.Name} | {s.Syncs:N0} | {s.ThroughputPerSecond:F1} | {s.FailedPercent:0.###} | {s.Retries:N0} | {l.P50:F2} | {l.P75:F2} | {l.P95:F2} | {l.P99:F2} | {l.P999:F2} | {l.P9999:F2} | {l.Max:F2} |");
         }
 
+        if (result.ShardRuns.Count > 1)
+        {
+            md.AppendLine();
+            md.AppendLine("Per shard (each shard's own syncs and p99, in ms, and its generator):");
+            md.AppendLine();
+            md.AppendLine("| shard | scenario | syncs | p99 | generator CPU peak | dispatch lag p99 | saturated |");
+            md.AppendLine("|---|---|---|---|---|---|---|");
+            foreach (var shard in result.ShardRuns)
+            {
+                var g = shard.Generator;
+                foreach (var s in shard.Scenarios)
+                {
+                    md.AppendLine(c, $"| {shard.Shard} | {s.Name} | {s.Syncs:N0} | {s.P99:F2} | {g.CpuPeak:P0} of {g.Cores} cores | {g.DispatchLagP99.TotalMilliseconds:F1} ms | {(g.Saturated ? "yes" : "no")} |");
+                }
+            }
+        }
+
         if (result.Scenarios.Any(s => s.Live is not null))
         {
             md.AppendLine();

@@ -71,5 +71,12 @@ public static class ResultMerger
 
     /// <summary>A shard's entry in the merged run; a merged run merged again keeps its shards'.</summary>
     private static IEnumerable<ShardRun> ShardRuns(RunResult shard) =>
-        shard.ShardRuns.Count > 0 ? shard.ShardRuns : [new ShardRun(string.Join(", ", shard.Shards), shard.Generator)];
+        shard.ShardRuns.Count > 0 ? shard.ShardRuns :
+        [
+            new ShardRun(string.Join(", ", shard.Shards), shard.Generator)
+            {
+                Scenarios = shard.Scenarios.Select(s => new ShardScenario(
+                    s.Name, s.Syncs, s.Latency.P99, s.Timeline.Select(t => new ShardSecond(t.Second, t.P50, t.P99)).ToList())).ToList(),
+            },
+        ];
 }

@@ -83,8 +83,16 @@ public enum RunOutcome
     NotProven,
 }
 
-/// <summary>One shard of a merged run: which it was, and its generator.</summary>
-public sealed record ShardRun(string Shard, GeneratorStats Generator);
+/// <summary>One shard of a merged run: which it was, its generator, and its own figures per scenario (for the per-shard charts).</summary>
+public sealed record ShardRun(string Shard, GeneratorStats Generator)
+{
+    public IReadOnlyList<ShardScenario> Scenarios { get; init; } = [];
+}
+
+/// <summary>A scenario as one shard saw it: its syncs, its p99, and its p50 and p99 each second (ms).</summary>
+public sealed record ShardScenario(string Name, long Syncs, double P99, IReadOnlyList<ShardSecond> Timeline);
+
+public sealed record ShardSecond(int Second, double P50, double P99);
 
 public sealed record ScenarioResult
 {

@@ -19,9 +19,11 @@ internal static class GateRuns
     };
 
     /// <summary>Each second of the run: <paramref name="perSecond"/> syncs of 50 ms, of which <paramref name="slow"/>(second) take 250 ms.</summary>
-    public static ScenarioStats Stats(string name, int seconds, int perSecond, Func<int, int> slow, Func<int, int>? failed = null)
+    public static ScenarioStats Stats(string name, int seconds, int perSecond, Func<int, int> slow, Func<int, int>? failed = null) =>
+        Record(new ScenarioStats(name), seconds, perSecond, slow, failed);
+
+    public static ScenarioStats Record(ScenarioStats stats, int seconds, int perSecond, Func<int, int> slow, Func<int, int>? failed = null)
     {
-        var stats = new ScenarioStats(name);
         for (var second = 0; second < seconds; second++)
         {
             var slowOnes = slow(second);
