@@ -127,10 +127,10 @@ public static class HtmlReport
         {
             html.Append(SvgChart.Lines(
                 $"Latency over time per shard: {name} (p50 solid, p99 dashed)", "second of the run (intended start)", "ms",
-                result.ShardRuns.SelectMany(shard => shard.Scenarios.Where(s => s.Name == name).SelectMany(s => new[]
+                result.ShardRuns.SelectMany((shard, i) => shard.Scenarios.Where(s => s.Name == name).SelectMany(s => new[]
                 {
-                    new SvgChart.Series($"shard {shard.Shard} p50", s.Timeline.Select(t => ((double)t.Second, t.P50)).ToList()),
-                    new SvgChart.Series($"shard {shard.Shard} p99", s.Timeline.Select(t => ((double)t.Second, t.P99)).ToList(), Dashed: true),
+                    new SvgChart.Series($"shard {shard.Shard} p50", s.Timeline.Select(t => ((double)t.Second, t.P50)).ToList(), Colour: i),
+                    new SvgChart.Series($"shard {shard.Shard} p99", s.Timeline.Select(t => ((double)t.Second, t.P99)).ToList(), Dashed: true, Colour: i),
                 })).ToList()));
         }
     }

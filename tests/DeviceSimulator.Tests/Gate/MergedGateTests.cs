@@ -65,6 +65,7 @@ public sealed partial class MergedGateTests
 
         var chart = Assert.Single(Charts().Matches(html), m => m.Groups["title"].Value.StartsWith("Latency over time per shard: user-by-id-rest", StringComparison.Ordinal)).Value;
         Assert.Equal(6, Regex.Count(chart, "<polyline")); // a p50 and a p99 line for each of the 3 shards
+        Assert.Equal(3, Regex.Matches(chart, "<polyline[^>]*stroke=\"(#[0-9a-f]+)\"").Select(m => m.Groups[1].Value).Distinct().Count()); // one colour a shard
         Assert.All(["1/3", "2/3", "3/3"], shard =>
         {
             Assert.Contains($">shard {shard} p50</text>", chart);
