@@ -33,7 +33,7 @@ internal static class MergeCommand
             ReportWriter.Write(folder, merged);
             Console.WriteLine($"report: {Path.Combine(folder, "report.html")}");
             Console.WriteLine(merged.Verdict);
-            return merged.Passed ? 0 : SlaGate.FailedExitCode;
+            return SlaGate.ExitCode(merged);
         });
         return command;
     }

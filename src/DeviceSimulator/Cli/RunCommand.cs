@@ -116,7 +116,7 @@ internal static class RunCommand
 
             Console.WriteLine($"report: {Path.Combine(folder, "report.html")}");
             Console.WriteLine(result.Verdict);
-            return result.Passed ? 0 : SlaGate.FailedExitCode;
+            return SlaGate.ExitCode(result);
         });
         return command;
     }

@@ -77,4 +77,32 @@ public sealed record GeneratorStats(double CpuMean, double CpuPeak, TimeSpan Dis
     public string? Warning => Saturated
         ? $"the load generator was saturated (CPU peak {CpuPeak:P0} of {Cores} cores, dispatch lag p99 {DispatchLagP99.TotalMilliseconds:F1} ms): latencies include its own delay; use more shards or a bigger load machine"
         : null;
+
+    /// <summary>Which of the generator's limits it passed (<see cref="GeneratorMonitor.CpuLimit"/>, <see cref="GeneratorMonitor.LagLimit"/>); null when it was not saturated.</summary>
+    public string? SaturationReason
+    {
+        get
+        {
+            if (!Saturated)
+            {
+                return null;
+            }
+
+            var c = System.Globalization.CultureInfo.InvariantCulture;
+            var reasons = new List<string>();
+            if (CpuPeak > GeneratorMonitor.CpuLimit)
+            {
+                reasons.Add(string.Create(c, $"CPU peak {CpuPeak:P0} of {Cores} cores, over {GeneratorMonitor.CpuLimit:P0}"));
+            }
+
+            if (DispatchLagP99 > GeneratorMonitor.LagLimit)
+            {
+                reasons.Add(string.Create(c, $"dispatch lag p99 {DispatchLagP99.TotalMilliseconds:F1} ms, over {GeneratorMonitor.LagLimit.TotalMilliseconds:F0} ms"));
+            }
+
+            return reasons.Count > 0
+                ? string.Join("; ", reasons)
+                : string.Create(c, $"CPU peak {CpuPeak:P0} of {Cores} cores, dispatch lag p99 {DispatchLagP99.TotalMilliseconds:F1} ms");
+        }
+    }
 }

@@ -2,7 +2,8 @@ namespace Kobo.Sync.DeviceSimulator.Profiles;
 
 /// <summary>
 /// The SLA of a run: every service scenario's p99 under <see cref="P99Ms"/>, failed syncs under
-/// <see cref="FailedSyncPercent"/>; live pull's wake latency p99 at most <see cref="WakeP99Ms"/>.
+/// <see cref="FailedSyncPercent"/>, over the whole run, each step and each window of a long step;
+/// live pull's wake latency p99 at most <see cref="WakeP99Ms"/>.
 /// </summary>
 public sealed record Thresholds
 {
@@ -13,11 +14,22 @@ public sealed record Thresholds
     /// <summary>Live pull: p99 of the time from a push's acknowledgement to a waiting device of its user holding the change.</summary>
     public double WakeP99Ms { get; init; } = 100;
 
+    /// <summary>
+    /// Length of the windows a long step is judged by, in seconds; null for the gate's
+    /// <see cref="Gate.SlaGate.DefaultWindowSeconds"/> (10 minutes).
+    /// </summary>
+    public int? WindowSeconds { get; init; }
+
     internal IEnumerable<string> Validate()
     {
         if (!(P99Ms > 0) || FailedSyncPercent < 0 || !(WakeP99Ms > 0))
         {
             yield return "thresholds need p99Ms > 0, failedSyncPercent >= 0 and wakeP99Ms > 0";
+        }
+
+        if (WindowSeconds is < 1)
+        {
+            yield return "thresholds.windowSeconds must be at least 1 (or left out for 600)";
         }
     }
 }

@@ -6,8 +6,8 @@ namespace Kobo.Sync.DeviceSimulator.Reports;
 
 /// <summary>
 /// <c>report.html</c>: one self-contained page (inline CSS and SVG, no script, no CDN) with the
-/// verdict, latency percentiles over time, throughput and failures over time, the latency
-/// distribution, and the tables of the Markdown summary.
+/// verdict, latency percentiles over time (and, for merged shards, each shard's), throughput and
+/// failures over time, the latency distribution, and the tables of the Markdown summary.
 /// </summary>
 public static class HtmlReport
 {
@@ -19,11 +19,11 @@ public static class HtmlReport
         var c = CultureInfo.InvariantCulture;
         var html = new StringBuilder();
         html.Append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
-            .Append(Esc($"{result.Profile} {(result.Passed ? "PASS" : "FAIL")}"))
+            .Append(Esc($"{result.Profile} {result.OutcomeWord}"))
             .Append("</title><style>body{font-family:sans-serif;margin:24px;max-width:1100px}table{border-collapse:collapse;margin:12px 0}")
             .Append("td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}")
-            .Append(".pass{color:#1a7f37}.fail{color:#cf222e}.warn{background:#fff4ce;padding:8px}</style></head><body>");
-        html.Append(c, $"<h1 id=\"verdict\" class=\"{(result.Passed ? "pass" : "fail")}\">{Esc(result.Verdict)}</h1>");
+            .Append(".pass{color:#1a7f37}.fail{color:#cf222e}.not-proven{color:#9a6700}.warn{background:#fff4ce;padding:8px}</style></head><body>");
+        html.Append(c, $"<h1 id=\"verdict\" class=\"{result.Outcome switch { RunOutcome.Pass => "pass", RunOutcome.NotProven => "not-proven", _ => "fail" }}\">{Esc(result.Verdict)}</h1>");
         html.Append(c, $"<p>{Esc(result.Description)}</p>");
         html.Append(c, $"<p>Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, shards {Esc(string.Join(", ", result.Shards))}. ");
         html.Append(c, $"Generator CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms.</p>");
@@ -39,6 +39,11 @@ public static class HtmlReport
                 new SvgChart.Series($"{s.Name} p50", s.Timeline.Select(t => ((double)t.Second, t.P50)).ToList()),
                 new SvgChart.Series($"{s.Name} p99", s.Timeline.Select(t => ((double)t.Second, t.P99)).ToList(), Dashed: true),
             }).ToList()));
+        if (result.ShardRuns.Count > 1)
+        {
+            ShardCharts(html, result);
+        }
+
         html.Append(SvgChart.Lines(
             "Throughput (solid) and failed syncs (dashed) over time", "second of the run", "syncs/s",
             result.Scenarios.SelectMany(s => new[]
@@ -92,11 +97,42 @@ public static class HtmlReport
         html.Append("<h2>Thresholds</h2><table><tr><th>check</th><th>limit</th><th>actual</th><th>result</th></tr>");
         foreach (var check in result.Checks)
         {
-            html.Append(c, $"<tr><td>{Esc(check.Scenario)} {Esc(check.Metric)}</td><td>{check.Limit:0.###}</td><td>{check.Actual:0.###}</td><td class=\"{(check.Passed ? "pass" : "fail")}\">{(check.Passed ? "pass" : "FAIL")}</td></tr>");
+            html.Append(c, $"<tr><td>{Esc(check.Subject)} {Esc(check.Metric)}</td><td>{check.Limit:0.###}</td><td>{check.Actual:0.###}</td><td class=\"{(check.Passed ? "pass" : "fail")}\">{(check.Passed ? "pass" : "FAIL")}</td></tr>");
         }
 
         html.Append("</table></body></html>");
         return html.ToString();
+    }
+
+    /// <summary>
+    /// Merged shards: each scenario's latency over time as each shard saw it, one p50 and one p99 line
+    /// per shard, so one shard's generator or network falling behind stands out from the merged line.
+    /// </summary>
+    private static void ShardCharts(StringBuilder html, RunResult result)
+    {
+        var c = CultureInfo.InvariantCulture;
+        html.Append("<h2>Shards</h2><table><tr><th>shard</th><th>scenario</th><th>syncs</th><th>p99</th><th>generator CPU peak</th><th>dispatch lag p99</th></tr>");
+        foreach (var shard in result.ShardRuns)
+        {
+            var g = shard.Generator;
+            foreach (var s in shard.Scenarios)
+            {
+                html.Append(c, $"<tr><td>{Esc(shard.Shard)}</td><td>{Esc(s.Name)}</td><td>{s.Syncs:N0}</td><td>{s.P99:F2}</td>");
+                html.Append(c, $"<td class=\"{(g.Saturated ? "fail" : "pass")}\">{g.CpuPeak:P0} of {g.Cores} cores</td><td>{g.DispatchLagP99.TotalMilliseconds:F1} ms</td></tr>");
+            }
+        }
+
+        html.Append("</table>");
+        foreach (var name in result.Scenarios.Select(s => s.Name))
+        {
+            html.Append(SvgChart.Lines(
+                $"Latency over time per shard: {name} (p50 solid, p99 dashed)", "second of the run (intended start)", "ms",
+                result.ShardRuns.SelectMany((shard, i) => shard.Scenarios.Where(s => s.Name == name).SelectMany(s => new[]
+                {
+                    new SvgChart.Series($"shard {shard.Shard} p50", s.Timeline.Select(t => ((double)t.Second, t.P50)).ToList(), Colour: i),
+                    new SvgChart.Series($"shard {shard.Shard} p99", s.Timeline.Select(t => ((double)t.Second, t.P99)).ToList(), Dashed: true, Colour: i),
+                })).ToList()));
+        }
     }
 
     private static double At(LatencySummary l, double percentile) => percentile switch

@@ -10,7 +10,7 @@ public static class MarkdownSummary
     {
         var md = new StringBuilder();
         var c = CultureInfo.InvariantCulture;
-        md.AppendLine(c, $"# {result.Profile}: {(result.Passed ? "PASS" : "FAIL")}");
+        md.AppendLine(c, $"# {result.Profile}: {result.OutcomeWord}");
         md.AppendLine();
         md.AppendLine(c, $"{result.Description}");
         md.AppendLine();
@@ -33,6 +33,23 @@ public static class MarkdownSummary
             md.AppendLine(c, $"| {s.Name} | {s.Syncs:N0} | {s.ThroughputPerSecond:F1} | {s.FailedPercent:0.###} | {s.Retries:N0} | {l.P50:F2} | {l.P75:F2} | {l.P95:F2} | {l.P99:F2} | {l.P999:F2} | {l.P9999:F2} | {l.Max:F2} |");
         }
 
+        if (result.ShardRuns.Count > 1)
+        {
+            md.AppendLine();
+            md.AppendLine("Per shard (each shard's own syncs and p99, in ms, and its generator):");
+            md.AppendLine();
+            md.AppendLine("| shard | scenario | syncs | p99 | generator CPU peak | dispatch lag p99 | saturated |");
+            md.AppendLine("|---|---|---|---|---|---|---|");
+            foreach (var shard in result.ShardRuns)
+            {
+                var g = shard.Generator;
+                foreach (var s in shard.Scenarios)
+                {
+                    md.AppendLine(c, $"| {shard.Shard} | {s.Name} | {s.Syncs:N0} | {s.P99:F2} | {g.CpuPeak:P0} of {g.Cores} cores | {g.DispatchLagP99.TotalMilliseconds:F1} ms | {(g.Saturated ? "yes" : "no")} |");
+                }
+            }
+        }
+
         if (result.Scenarios.Any(s => s.Live is not null))
         {
             md.AppendLine();
@@ -49,10 +66,10 @@ public static class MarkdownSummary
             }
         }
 
-        if (result.Scenarios.Any(s => s.Steps.Count > 1))
+        if (result.Scenarios.Any(s => s.Steps.Count > 1 || s.Steps.Any(step => step.Windows.Count > 0)))
         {
             md.AppendLine();
-            md.AppendLine("Per step (syncs meant to start during the step):");
+            md.AppendLine("Per step, and per window of a long step (syncs meant to start during it; seconds of the run):");
             md.AppendLine();
             md.AppendLine("| scenario | step | target syncs/s | syncs | failed | p50 | p99 | max |");
             md.AppendLine("|---|---|---|---|---|---|---|---|");
@@ -62,6 +79,10 @@ public static class MarkdownSummary
                 {
                     var rate = step.RampTo is { } to ? $"{step.Rate:0.#} to {to:0.#}" : step.Rate.ToString("0.#", c);
                     md.AppendLine(c, $"| {s.Name} | {step.Step + 1} ({step.FromSecond:0.#}-{step.ToSecond:0.#} s) | {rate} | {step.Syncs:N0} | {step.Failed:N0} | {step.P50:F2} | {step.P99:F2} | {step.Max:F2} |");
+                    foreach (var w in step.Windows)
+                    {
+                        md.AppendLine(c, $"| {s.Name} | {step.Step + 1} window {w.Window + 1} ({w.FromSecond:0.#}-{w.ToSecond:0.#} s) | {rate} | {w.Syncs:N0} | {w.Failed:N0} | {w.P50:F2} | {w.P99:F2} | {w.Max:F2} |");
+                    }
                 }
             }
         }
@@ -84,7 +105,7 @@ public static class MarkdownSummary
         md.AppendLine("|---|---|---|---|");
         foreach (var check in result.Checks)
         {
-            md.AppendLine(c, $"| {check.Scenario} {check.Metric} | {check.Limit:0.###} | {check.Actual:0.###} | {(check.Passed ? "pass" : "FAIL")} |");
+            md.AppendLine(c, $"| {check.Subject} {check.Metric} | {check.Limit:0.###} | {check.Actual:0.###} | {(check.Passed ? "pass" : "FAIL")} |");
         }
 
         md.AppendLine();

@@ -12,7 +12,8 @@ public static class ResultBuilder
         LoadProfile profile, IReadOnlyList<string> shards, DateTimeOffset started, TimeSpan duration,
         IReadOnlyList<(ScenarioLoad Load, ScenarioStats Stats)> scenarios, GeneratorStats generator)
     {
-        var results = scenarios.Select(s => Scenario(s.Load, s.Stats, duration)).ToList();
+        var windowSeconds = SlaGate.WindowSeconds(profile.Thresholds);
+        var results = scenarios.Select(s => Scenario(s.Load, s.Stats, duration, windowSeconds)).ToList();
         return new RunResult
         {
             Profile = profile.Name,
@@ -43,7 +44,7 @@ public static class ResultBuilder
         return stats;
     }
 
-    private static ScenarioResult Scenario(ScenarioLoad load, ScenarioStats stats, TimeSpan duration)
+    private static ScenarioResult Scenario(ScenarioLoad load, ScenarioStats stats, TimeSpan duration, int windowSeconds)
     {
         var h = stats.Latency;
         return new ScenarioResult
@@ -62,13 +63,17 @@ public static class ResultBuilder
             Latency = new LatencySummary(
                 h.Mean / 1000, Ms(h, 50), Ms(h, 75), Ms(h, 90), Ms(h, 95), Ms(h, 99), Ms(h, 99.9), Ms(h, 99.99), h.Max / 1000.0),
             Histogram = ToData(h),
-            Steps = Steps(load, stats),
+            Steps = Steps(load, stats, windowSeconds),
             Timeline = stats.Timeline.Select(s => new TimelinePoint(
                 s.Second, s.Latency.TotalCount, s.Failed, Ms(s.Latency, 50), Ms(s.Latency, 99), s.Latency.Max / 1000.0, ToData(s.Latency))).ToList(),
         };
     }
 
-    private static List<StepResult> Steps(ScenarioLoad load, ScenarioStats stats)
+    /// <summary>
+    /// Each step's figures, and each window's of a long step, from the histograms of the seconds
+    /// inside it merged exactly: the same figures whether the run had one shard or many.
+    /// </summary>
+    private static List<StepResult> Steps(ScenarioLoad load, ScenarioStats stats, int windowSeconds)
     {
         var timeline = stats.Timeline;
         var steps = new List<StepResult>();
@@ -77,19 +82,30 @@ public static class ResultBuilder
         {
             var step = load.Steps[i];
             var to = from + step.DurationSeconds;
-            var latency = new LatencyHistogram();
-            long failed = 0;
-            foreach (var second in timeline.Where(t => t.Second >= from && t.Second < to))
+            var (syncs, failed, latency) = Seconds(timeline, from, to);
+            var windows = StepWindows.Split(step.DurationSeconds, windowSeconds).Select((w, n) =>
             {
-                latency.Add(second.Latency);
-                failed += second.Failed;
-            }
-
-            steps.Add(new StepResult(i, step.Rate, step.RampTo, from, to, latency.TotalCount, failed, Ms(latency, 50), Ms(latency, 99), latency.Max / 1000.0));
+                var (wSyncs, wFailed, wLatency) = Seconds(timeline, from + w.From, from + w.To);
+                return new WindowResult(n, from + w.From, from + w.To, wSyncs, wFailed, Ms(wLatency, 50), Ms(wLatency, 99), wLatency.Max / 1000.0);
+            }).ToList();
+            steps.Add(new StepResult(i, step.Rate, step.RampTo, from, to, syncs, failed, Ms(latency, 50), Ms(latency, 99), latency.Max / 1000.0) { Windows = windows });
             from = to;
         }
 
         return steps;
+    }
+
+    private static (long Syncs, long Failed, LatencyHistogram Latency) Seconds(IReadOnlyList<TimelineSecond> timeline, double from, double to)
+    {
+        var latency = new LatencyHistogram();
+        long failed = 0;
+        foreach (var second in timeline.Where(t => t.Second >= from && t.Second < to))
+        {
+            latency.Add(second.Latency);
+            failed += second.Failed;
+        }
+
+        return (latency.TotalCount, failed, latency);
     }
 
     private static List<BaselineRatio> Ratios(List<ScenarioResult> results)

@@ -7,7 +7,8 @@ namespace Kobo.Sync.DeviceSimulator.Reports;
 /// Combines the results of the shards of one run (<c>--shard i/n</c> on several processes or
 /// machines) into one: counts add up, histograms merge bucket by bucket, and every percentile is
 /// computed again from the merged histogram (averaging the shards' percentiles would be wrong).
-/// The generator figures are the worst shard's.
+/// The generator figures are the worst shard's, and the merged run is not proven when any shard's
+/// generator was saturated; each shard's own generator is kept beside (<see cref="RunResult.ShardRuns"/>).
 /// </summary>
 public static class ResultMerger
 {
@@ -62,6 +63,20 @@ public static class ResultMerger
             shards.Max(s => s.Generator.Cores), shards.Any(s => s.Generator.Saturated));
         return ResultBuilder.Build(
             profile, shards.SelectMany(s => s.Shards).ToList(), shards.Min(s => s.Started),
-            TimeSpan.FromSeconds(shards.Max(s => s.DurationSeconds)), scenarios, generator);
+            TimeSpan.FromSeconds(shards.Max(s => s.DurationSeconds)), scenarios, generator) with
+        {
+            ShardRuns = shards.SelectMany(ShardRuns).ToList(),
+        };
     }
+
+    /// <summary>A shard's entry in the merged run; a merged run merged again keeps its shards'.</summary>
+    private static IEnumerable<ShardRun> ShardRuns(RunResult shard) =>
+        shard.ShardRuns.Count > 0 ? shard.ShardRuns :
+        [
+            new ShardRun(string.Join(", ", shard.Shards), shard.Generator)
+            {
+                Scenarios = shard.Scenarios.Select(s => new ShardScenario(
+                    s.Name, s.Syncs, s.Latency.P99, s.Timeline.Select(t => new ShardSecond(t.Second, t.P50, t.P99)).ToList())).ToList(),
+            },
+        ];
 }

@@ -16,7 +16,8 @@ public static class SvgChart
     private const int Bottom = 40;
     private static readonly string[] Palette = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
 
-    public sealed record Series(string Name, IReadOnlyList<(double X, double Y)> Points, bool Dashed = false);
+    /// <param name="Colour">Index into the palette, to draw related series (a shard's p50 and p99) alike; null for the series' own.</param>
+    public sealed record Series(string Name, IReadOnlyList<(double X, double Y)> Points, bool Dashed = false, int? Colour = null);
 
     /// <param name="xTicks">Labels of the x axis at given x values; null for numeric ticks.</param>
     public static string Lines(string title, string xLabel, string yLabel, IReadOnlyList<Series> series, IReadOnlyList<(double X, string Label)>? xTicks = null)
@@ -55,7 +56,7 @@ public static class SvgChart
         for (var i = 0; i < series.Count; i++)
         {
             var s = series[i];
-            var color = Palette[i % Palette.Length];
+            var color = Palette[(s.Colour ?? i) % Palette.Length];
             if (s.Points.Count > 0)
             {
                 var path = string.Join(' ', s.Points.Select(p => string.Create(c, $"{X(p.X):F1},{Y(p.Y):F1}")));
