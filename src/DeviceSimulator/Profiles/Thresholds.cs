@@ -20,11 +20,23 @@ public sealed record Thresholds
     /// </summary>
     public int? WindowSeconds { get; init; }
 
+    /// <summary>
+    /// Device sync: the p99 limit of a whole session (several requests: a first sync's pages, a push and
+    /// two pulls), when it differs from the requests'; null judges sessions by <see cref="P99Ms"/>. Each
+    /// request of a session (its steps, reported beside it) is judged by <see cref="P99Ms"/> either way.
+    /// </summary>
+    public double? SessionP99Ms { get; init; }
+
     internal IEnumerable<string> Validate()
     {
         if (!(P99Ms > 0) || FailedSyncPercent < 0 || !(WakeP99Ms > 0))
         {
             yield return "thresholds need p99Ms > 0, failedSyncPercent >= 0 and wakeP99Ms > 0";
+        }
+
+        if (SessionP99Ms is { } session && !(session > 0))
+        {
+            yield return "thresholds.sessionP99Ms must be above 0 (or left out to judge sessions by p99Ms)";
         }
 
         if (WindowSeconds is < 1)
