@@ -101,7 +101,7 @@ def main():
     verdict = ('PASS' if merge_code == 0 and verify_code == 0
                else 'NOT PROVEN (the generator was saturated)' if merge_code == 4 and verify_code == 0 else 'FAIL')
     lines = [f"# Release gate: {verdict}", "",
-             f"- started {merged['started']}, {merged['durationSeconds'] / 60:.1f} min, {len(shards)} shards; gate: {merged['verdict']}",
+             f"- started {merged['started']}, {merged['durationSeconds'] / 60:.1f} min, {len(shards)} shards; gate: {merged.get('verdictLine', merged['verdict'])}",
              f"- checks against the database: {verify.splitlines()[-1]}", ""]
     session = next((s for s in merged['scenarios'] if '/' not in s['name']), None)
     lines += ["## The run", "", "| scenario | syncs | syncs/s | retries | failed | p50 ms | p99 ms | p99.9 ms | max ms |", "|---|---|---|---|---|---|---|---|---|"]

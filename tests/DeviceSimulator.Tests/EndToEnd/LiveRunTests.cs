@@ -1,5 +1,6 @@
 using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
@@ -36,7 +37,8 @@ public sealed class LiveRunTests(SeededServiceFixture service) : IDisposable
 
         var result = ResultJson.Read(Path.Combine(_results, "result.json"));
         Assert.True(result.Passed, result.Verdict);
-        Assert.Equal(0, exit);
+        // PASS, or NOT PROVEN when the generator was saturated (the suite shares two cores): the thresholds are what is proven here.
+        Assert.Equal(SlaGate.ExitCode(result), exit);
         long pushed = 0;
         foreach (var load in profile.Scenarios)
         {
