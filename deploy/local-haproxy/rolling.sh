@@ -6,7 +6,7 @@
 #   rolling.sh roll [--hard] upgrade the instances one at a time (below); print per instance the seconds
 #                            it was out of rotation. --hard does it wrongly on purpose: SIGKILL, no drain
 #   rolling.sh state N drain|maint|ready
-#                            set server sN through HAProxy's runtime API
+#                            set server sN through HAProxy's runtime API (ready: and wait until it is UP)
 #   rolling.sh status        the servers as HAProxy sees them (state, sessions, retries, redispatches)
 #   rolling.sh down          stop HAProxy and both instances
 #
@@ -46,6 +46,8 @@ DRAIN_SECONDS="${KOBO_HAPROXY_DRAIN_SECONDS:-10}"
 STOP_SECONDS="${KOBO_SYNCAPI_STOP_SECONDS:-35}"
 START_SECONDS="${KOBO_SYNCAPI_START_SECONDS:-90}"
 BACKEND=syncapi
+case "$DIR" in /*) ;; *) DIR="$PWD/$DIR" ;; esac
+case "$DLL" in /*) ;; *) DLL="$PWD/$DLL" ;; esac
 INSTANCES=(1 2)
 
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S.%3N)" "$*" >&2; }
@@ -74,12 +76,15 @@ running() { local pid; pid="$(pid_of "$1")"; [ -n "$pid" ] && kill -0 "$pid" 2>/
 start_instance() {
   local n="$1" i=$(($1 - 1))
   [ -f "$DLL" ] || die "no service build at $DLL (dotnet build -c Release, or set KOBO_SYNCAPI_DLL)"
+  # From the build's directory: its appsettings.json is the one read, as in the container.
+  cd "$(dirname "$DLL")"
   ASPNETCORE_ENVIRONMENT="${ASPNETCORE_ENVIRONMENT:-Production}" \
   Demo__Seed="${Demo__Seed:-false}" \
   Endpoints__Rest="http://127.0.0.1:${REST_PORTS[$i]}" \
   Endpoints__Grpc="http://127.0.0.1:${GRPC_PORTS[$i]}" \
     nohup dotnet "$DLL" >> "$DIR/instance$n.log" 2>&1 < /dev/null &
   echo $! > "$DIR/instance$n.pid"
+  cd - > /dev/null
 }
 
 wait_ready() {
@@ -207,7 +212,8 @@ case "${1:-}" in
   roll) roll "${2:-}" ;;
   state)
     [[ "${2:-}" =~ ^[12]$ && "${3:-}" =~ ^(drain|maint|ready)$ ]] || die "usage: rolling.sh state 1|2 drain|maint|ready"
-    admin "set server $BACKEND/s$2 state $3"
+    admin "set server $BACKEND/s$2 state $3" > /dev/null
+    if [ "$3" = ready ]; then wait_up_in_haproxy "$2"; fi
     ;;
   status) status ;;
   down) down ;;
