@@ -71,7 +71,10 @@ stat_field() {
 }
 
 pid_of() { cat "$DIR/instance$1.pid" 2>/dev/null || true; }
-running() { local pid; pid="$(pid_of "$1")"; [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; }
+# Alive and not a zombie: the instances outlive the script that started them, and whoever inherits
+# them (PID 1 in a container) may be slow to reap them.
+alive() { kill -0 "$1" 2>/dev/null && [ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" != Z ]; }
+running() { local pid; pid="$(pid_of "$1")"; [ -n "$pid" ] && alive "$pid"; }
 
 start_instance() {
   local n="$1" i=$(($1 - 1))
@@ -116,7 +119,7 @@ stop_instance() {
   [ -n "$pid" ] || return 0
   started="$(now)"
   kill -s "$signal" "$pid" 2>/dev/null || true
-  while kill -0 "$pid" 2>/dev/null; do
+  while alive "$pid"; do
     if awk -v s="$(seconds_since "$started")" -v l="$STOP_SECONDS" 'BEGIN { exit !(s > l) }'; then
       log "instance $n still runs $STOP_SECONDS s after SIG$signal: SIGKILL"
       kill -s KILL "$pid" 2>/dev/null || true
