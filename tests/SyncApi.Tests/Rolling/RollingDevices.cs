@@ -35,6 +35,7 @@ public sealed class RollingDevices : IAsyncDisposable
     private readonly ConcurrentQueue<double> _syncMilliseconds = new();
     private readonly ConcurrentQueue<string> _failures = new();
     private readonly ConcurrentQueue<string> _reconnectReasons = new();
+    private readonly ConcurrentQueue<string> _retryReasons = new();
     private readonly ConcurrentDictionary<string, (long User, long Version)> _acknowledged = new();
     private readonly ConcurrentDictionary<string, long>[] _seen;
     private readonly string?[] _waiterTokens;
@@ -67,6 +68,9 @@ public sealed class RollingDevices : IAsyncDisposable
     public int AnsweredEarly => _answeredEarly;
 
     public IReadOnlyCollection<string> Failures => _failures;
+
+    /// <summary>Why syncing devices sent a call again.</summary>
+    public IReadOnlyCollection<string> RetryReasons => _retryReasons;
 
     /// <summary>Why waiting devices reconnected.</summary>
     public IReadOnlyCollection<string> ReconnectReasons => _reconnectReasons;
@@ -242,6 +246,7 @@ public sealed class RollingDevices : IAsyncDisposable
             }
 
             Interlocked.Increment(ref _retried);
+            _retryReasons.Enqueue($"{what.Split(' ')[0]}: {failure[(what.Length + 2)..].Split('\n')[0]}");
             await Task.Delay(wait ?? Backoff(attempt));
         }
     }

@@ -45,6 +45,11 @@ public sealed partial class ServiceRollingUpgradeTests(HaproxyFront front, ITest
             $"{load.Acknowledged.Count} acknowledged highlights; waiting devices: {load.AnsweredEarly} held pulls answered early, {load.Reconnects} reconnects; " +
             $"out of rotation per instance: {string.Join(", ", outOfRotation.Select(s => s.ToString("F1", CultureInfo.InvariantCulture) + " s"))}"));
         output.WriteLine(status.TrimEnd());
+        foreach (var reason in load.RetryReasons.GroupBy(reason => reason).Select(group => $"syncing devices retried {group.Count()}x after: {group.Key}"))
+        {
+            output.WriteLine(reason);
+        }
+
         foreach (var reason in load.ReconnectReasons.GroupBy(reason => reason).Select(group => $"waiting devices reconnected {group.Count()}x after: {group.Key}"))
         {
             output.WriteLine(reason);
