@@ -1,7 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
 using System.Net.Http.Headers;
 using System.Text;
 using System.Text.Json;
@@ -18,7 +17,7 @@ namespace Kobo.Sync.SyncApi.Tests.Rolling;
 /// <see cref="MaxTries"/> tries per call; a sync whose call runs out of tries, or is answered anything
 /// but success, fails. A waiting device reconnects as long as it runs.
 /// </summary>
-public sealed class RollingDevices : IAsyncDisposable
+public sealed partial class RollingDevices : IAsyncDisposable
 {
     public const int MaxTries = 8;
     private const int WaitSeconds = 20;
@@ -84,23 +83,6 @@ public sealed class RollingDevices : IAsyncDisposable
         return sorted.Length == 0 ? 0 : sorted[Math.Min(sorted.Length - 1, (int)Math.Ceiling(p * sorted.Length) - 1)];
     }
 
-    /// <summary>Starts one waiting device per user and returns once each holds a sync token.</summary>
-    public async Task StartWaitersAsync()
-    {
-        for (var user = 1; user <= _users; user++)
-        {
-            var u = user;
-            _waiters.Add(Task.Run(() => WaitLoopAsync(u)));
-        }
-
-        var clock = Stopwatch.StartNew();
-        while (_waiterTokens.Any(token => token is null))
-        {
-            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), "the waiting devices did not get their first sync token within 30 s");
-            await Task.Delay(50);
-        }
-    }
-
     /// <summary>Starts <paramref name="devices"/> syncing devices, each pausing 100-300 ms between syncs.</summary>
     public void StartSyncs(int devices)
     {
@@ -116,10 +98,6 @@ public sealed class RollingDevices : IAsyncDisposable
         await _stopSyncs.CancelAsync();
         await Task.WhenAll(_syncDevices);
     }
-
-    /// <summary>Acknowledged highlights the waiting device of their user has not received (yet).</summary>
-    public IReadOnlyList<string> NotYetReceived() =>
-        [.. _acknowledged.Where(ack => !_seen[ack.Value.User - 1].TryGetValue(ack.Key, out var version) || version < ack.Value.Version).Select(ack => ack.Key)];
 
     public async ValueTask DisposeAsync()
     {
@@ -248,71 +226,6 @@ public sealed class RollingDevices : IAsyncDisposable
             Interlocked.Increment(ref _retried);
             _retryReasons.Enqueue($"{what.Split(' ')[0]}: {failure[(what.Length + 2)..].Split('\n')[0]}");
             await Task.Delay(wait ?? Backoff(attempt));
-        }
-    }
-
-    private async Task WaitLoopAsync(int user)
-    {
-        var token = TestTokens.For(user, $"rolling-waiter-{user}");
-        var failures = 0;
-        while (!_stopWaiters.IsCancellationRequested)
-        {
-            var since = _waiterTokens[user - 1];
-            var query = $"?wait={WaitSeconds}&pageSize=500" + (since is null ? string.Empty : "&since=" + Uri.EscapeDataString(since));
-            TimeSpan? pause = null;
-            try
-            {
-                var clock = Stopwatch.StartNew();
-                using var message = Request(HttpMethod.Get, $"/v1/users/{user}/changes{query}", token, null);
-                using var response = await _waitHttp.SendAsync(message, _stopWaiters.Token);
-                if (response.StatusCode == HttpStatusCode.OK)
-                {
-                    using var page = JsonDocument.Parse(await response.Content.ReadAsStringAsync(_stopWaiters.Token));
-                    var changes = page.RootElement.GetProperty("changes");
-                    foreach (var change in changes.EnumerateArray().Where(change => change.GetProperty("kind").GetString() == "highlight"))
-                    {
-                        var version = long.Parse(change.GetProperty("version").GetString()!, CultureInfo.InvariantCulture);
-                        _seen[user - 1].AddOrUpdate(change.GetProperty("id").GetString()!, version, (_, had) => Math.Max(had, version));
-                    }
-
-                    if (since is not null && changes.GetArrayLength() == 0 && clock.Elapsed < TimeSpan.FromSeconds(WaitSeconds - 2))
-                    {
-                        Interlocked.Increment(ref _answeredEarly);
-                    }
-
-                    _waiterTokens[user - 1] = page.RootElement.GetProperty("syncToken").GetString();
-                    pause = response.Headers.RetryAfter?.Delta; // a refused wait: pull again after it
-                    failures = 0;
-                }
-                else
-                {
-                    Interlocked.Increment(ref _reconnects);
-                    _reconnectReasons.Enqueue($"{(int)response.StatusCode} {await response.Content.ReadAsStringAsync(_stopWaiters.Token)}");
-                    pause = response.Headers.RetryAfter?.Delta ?? Backoff(++failures);
-                }
-            }
-            catch (OperationCanceledException) when (_stopWaiters.IsCancellationRequested)
-            {
-                return;
-            }
-            catch (Exception error) when (error is HttpRequestException or TaskCanceledException)
-            {
-                Interlocked.Increment(ref _reconnects);
-                _reconnectReasons.Enqueue(error.Message);
-                pause = Backoff(++failures);
-            }
-
-            if (pause is { } delay)
-            {
-                try
-                {
-                    await Task.Delay(delay, _stopWaiters.Token);
-                }
-                catch (OperationCanceledException)
-                {
-                    return;
-                }
-            }
         }
     }
 
