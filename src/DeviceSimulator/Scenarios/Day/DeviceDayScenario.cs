@@ -197,37 +197,9 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
         return batch;
     }
 
-    private async ValueTask<(SyncAttempt Outcome, string? Token, long Highlights)> PullAsync(
-        SessionSteps session, ScenarioStats? stats, long user, string? since, SimulatedDevice device, CancellationToken cancellationToken)
-    {
-        var token = since;
-        long highlights = 0;
-        while (true)
-        {
-            PulledPage? page = null;
-            var outcome = await session.RunAsync(
-                stats,
-                async ct =>
-                {
-                    var (attempt, pulled) = await _client.PullAsync(user, token, _load.PageSize, device, ct);
-                    page = pulled;
-                    return attempt;
-                },
-                cancellationToken);
-            if (!outcome.Ok || page is null)
-            {
-                return (outcome.Ok ? SyncAttempt.Permanent("bad pull page") : outcome, token, highlights);
-            }
-
-            stats?.RecordChanges(page.Changes);
-            highlights += page.Highlights;
-            token = page.SyncToken;
-            if (!page.HasMore)
-            {
-                return (outcome, token, highlights);
-            }
-        }
-    }
+    private ValueTask<(SyncAttempt Outcome, string? Token, long Highlights)> PullAsync(
+        SessionSteps session, ScenarioStats? stats, long user, string? since, SimulatedDevice device, CancellationToken cancellationToken) =>
+        SyncPull.AllPagesAsync(session, stats, _client, user, since, _load.PageSize, device, cancellationToken);
 
     /// <summary>
     /// Ledgers the sync's highlight range when it could have missed something: a user the run writes to

@@ -70,7 +70,7 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
         SimulatedDevice device, string session, SessionSteps steps, bool record, CancellationToken cancellationToken)
     {
         var user = _sampling.UserOf(device);
-        var (outcome, token) = await SyncPull.AllPagesAsync(
+        var (outcome, token, _) = await SyncPull.AllPagesAsync(
             steps, record ? _pull : null, _client, user, since: null, _load.PageSize, device, cancellationToken);
         if (!outcome.Ok)
         {
@@ -98,7 +98,7 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
             return (SyncAttempt.Permanent("push ids"), steps.Attempts);
         }
 
-        (outcome, _) = await SyncPull.AllPagesAsync(
+        (outcome, _, _) = await SyncPull.AllPagesAsync(
             steps, record ? _pullAgain : null, _client, user, token, _load.PageSize, device, cancellationToken);
         return (outcome, steps.Attempts);
     }

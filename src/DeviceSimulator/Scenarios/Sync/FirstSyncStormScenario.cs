@@ -31,7 +31,7 @@ public sealed class FirstSyncStormScenario(ReadSampling sampling, ISyncClient cl
         SimulatedDevice device, long sequence, int second, DeviceRetryPipeline steps, CancellationToken cancellationToken)
     {
         var session = new SessionSteps(steps, behaviour, second);
-        var (outcome, _) = await SyncPull.AllPagesAsync(
+        var (outcome, _, _) = await SyncPull.AllPagesAsync(
             session, _pages, client, sampling.UserOf(device), since: null, load.PageSize, device, cancellationToken);
         return (outcome, session.Attempts);
     }

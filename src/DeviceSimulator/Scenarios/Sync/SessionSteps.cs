@@ -15,7 +15,8 @@ internal sealed class SessionSteps(DeviceRetryPipeline? pipeline, DeviceBehaviou
     private readonly long _started = Stopwatch.GetTimestamp();
     private int _requests;
 
-    public int Attempts { get; private set; }
+    /// <summary>The session's attempts: one, plus every retry of any of its requests (a session of ten pages with no retry made one attempt).</summary>
+    public int Attempts { get; private set; } = 1;
 
     public async ValueTask<SyncAttempt> RunAsync(
         ScenarioStats? stats, Func<CancellationToken, ValueTask<SyncAttempt>> attempt, CancellationToken cancellationToken)
@@ -40,7 +41,7 @@ internal sealed class SessionSteps(DeviceRetryPipeline? pipeline, DeviceBehaviou
                 cancellationToken);
         }
 
-        Attempts += attempts;
+        Attempts += attempts - 1;
         stats?.Record(second, Stopwatch.GetElapsedTime(began), outcome.Ok ? SyncOutcome.Ok : SyncOutcome.Failed, attempts);
         return outcome;
     }

@@ -3,14 +3,18 @@ using Kobo.Sync.DeviceSimulator.Engine;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
-/// <summary>A device's pull: page after page from its token while <c>hasMore</c> is true, keeping the last page's token.</summary>
+/// <summary>
+/// A device's pull: page after page from its token while <c>hasMore</c> is true, keeping the last
+/// page's token and counting the highlight changes the pages brought.
+/// </summary>
 internal static class SyncPull
 {
-    public static async ValueTask<(SyncAttempt Outcome, string? Token)> AllPagesAsync(
+    public static async ValueTask<(SyncAttempt Outcome, string? Token, long Highlights)> AllPagesAsync(
         SessionSteps steps, ScenarioStats? stats, ISyncClient client, long userNo, string? since, int pageSize,
         SimulatedDevice device, CancellationToken cancellationToken)
     {
         var token = since;
+        long highlights = 0;
         while (true)
         {
             PulledPage? page = null;
@@ -25,14 +29,15 @@ internal static class SyncPull
                 cancellationToken);
             if (!outcome.Ok || page is null)
             {
-                return (outcome.Ok ? SyncAttempt.Permanent("bad pull page") : outcome, token);
+                return (outcome.Ok ? SyncAttempt.Permanent("bad pull page") : outcome, token, highlights);
             }
 
             stats?.RecordChanges(page.Changes);
+            highlights += page.Highlights;
             token = page.SyncToken;
             if (!page.HasMore)
             {
-                return (outcome, token);
+                return (outcome, token, highlights);
             }
         }
     }
