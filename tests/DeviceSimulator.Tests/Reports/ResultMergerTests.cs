@@ -2,6 +2,7 @@ using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Tests.Gate;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Reports;
 
@@ -25,7 +26,7 @@ public sealed class ResultMergerTests
         all.Add(fast.Stats.Latency);
         all.Add(slow.Stats.Latency);
 
-        var merged = ResultMerger.Merge([RoundTrip(fast.Result), RoundTrip(slow.Result)]);
+        var merged = ResultMerger.Merge([GateRuns.RoundTrip(fast.Result), GateRuns.RoundTrip(slow.Result)]);
 
         var scenario = Assert.Single(merged.Scenarios);
         Assert.Equal(10_000, scenario.Syncs);
@@ -50,19 +51,5 @@ public sealed class ResultMergerTests
         var generator = new GeneratorStats(0.1, 0.2, TimeSpan.FromMilliseconds(1), TimeSpan.FromMilliseconds(2), 2, false);
         var result = ResultBuilder.Build(Profile, [$"{seed}/2"], DateTimeOffset.UnixEpoch, TimeSpan.FromSeconds(10), [(Profile.Scenarios[0], stats)], generator);
         return (stats, result);
-    }
-
-    private static RunResult RoundTrip(RunResult result)
-    {
-        var path = Path.Combine(Path.GetTempPath(), $"kobo-sim-result-{Guid.NewGuid():N}.json");
-        File.WriteAllText(path, ResultJson.Serialize(result));
-        try
-        {
-            return ResultJson.Read(path);
-        }
-        finally
-        {
-            File.Delete(path);
-        }
     }
 }

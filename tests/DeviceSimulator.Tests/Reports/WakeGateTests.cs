@@ -1,6 +1,7 @@
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Tests.Gate;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Reports;
 
@@ -31,7 +32,7 @@ public sealed class WakeGateTests
     [Fact]
     public void ShardsWakeLatenciesAndDeliveriesAddUp()
     {
-        var merged = ResultMerger.Merge([RoundTrip(Build(Wake(10, 20, 0, 0, shard: 1))), RoundTrip(Build(Wake(300, 5, 2, 0, shard: 2)))]);
+        var merged = ResultMerger.Merge([GateRuns.RoundTrip(Build(Wake(10, 20, 0, 0, shard: 1))), GateRuns.RoundTrip(Build(Wake(300, 5, 2, 0, shard: 2)))]);
 
         var wake = Assert.Single(merged.Scenarios, s => s.Measure == Measure.Wake);
         Assert.Equal(25, wake.Syncs);
@@ -66,19 +67,5 @@ public sealed class WakeGateTests
         pushes.Record(0, TimeSpan.FromMilliseconds(5), SyncOutcome.Ok, 1);
         var profile = new LoadProfile { Name = "live", Scenarios = [Load] };
         return ResultBuilder.Build(profile, ["1/1"], DateTimeOffset.UnixEpoch, TimeSpan.FromSeconds(2), [(Load, pushes), (Load, wake)], Generator);
-    }
-
-    private static RunResult RoundTrip(RunResult result)
-    {
-        var path = Path.Combine(Path.GetTempPath(), $"kobo-sim-result-{Guid.NewGuid():N}.json");
-        File.WriteAllText(path, ResultJson.Serialize(result));
-        try
-        {
-            return ResultJson.Read(path);
-        }
-        finally
-        {
-            File.Delete(path);
-        }
     }
 }

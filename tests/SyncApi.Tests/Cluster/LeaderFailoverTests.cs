@@ -50,15 +50,7 @@ public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper 
         var firstProbeId = wholeNode ? 1_000_000 : 1;
         output.WriteLine($"cluster up in {cluster.StartTime.TotalSeconds:F1} s");
         var rest = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
-        using var factory = new SyncApiFactory(new Dictionary<string, string?>
-        {
-            ["Endpoints:Rest"] = rest.ToString().TrimEnd('/'),
-            ["Endpoints:Grpc"] = $"http://127.0.0.1:{LoopbackPorts.Free()}",
-            ["Storage:ConnectionString"] = cluster.ConnectionString,
-            ["Storage:ReadConnectionString"] = cluster.ReadConnectionString,
-        });
-        factory.UseKestrel();
-        factory.StartServer();
+        using var factory = cluster.StartService(rest);
         using var http = new HttpClient { BaseAddress = rest, Timeout = TimeSpan.FromSeconds(10) };
         Assert.Equal(404, (await RestGetUserAsync(http, User)).Status); // answered by the database
 

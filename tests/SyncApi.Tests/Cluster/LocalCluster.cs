@@ -73,6 +73,21 @@ public sealed class LocalCluster : IAsyncLifetime
     /// <summary>The Patroni member list (<c>patronictl list</c>).</summary>
     public Task<string> StatusAsync() => RunAsync("status");
 
+    /// <summary>The service in process on real Kestrel (REST at <paramref name="rest"/>), on the cluster's read-write and read strings.</summary>
+    public SyncApiFactory StartService(Uri rest)
+    {
+        var factory = new SyncApiFactory(new Dictionary<string, string?>
+        {
+            ["Endpoints:Rest"] = rest.ToString().TrimEnd('/'),
+            ["Endpoints:Grpc"] = $"http://127.0.0.1:{LoopbackPorts.Free()}",
+            ["Storage:ConnectionString"] = ConnectionString,
+            ["Storage:ReadConnectionString"] = ReadConnectionString,
+        });
+        factory.UseKestrel();
+        factory.StartServer();
+        return factory;
+    }
+
     public async Task DisposeAsync()
     {
         try
