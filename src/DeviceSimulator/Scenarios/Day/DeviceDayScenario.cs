@@ -28,7 +28,6 @@ namespace Kobo.Sync.DeviceSimulator.Scenarios.Day;
 /// </summary>
 public sealed class DeviceDayScenario : ISyncSessionScenario
 {
-    private static readonly string[] Colors = ["yellow", "pink", "blue", "green"];
     private readonly ReadSampling _sampling;
     private readonly ISyncClient _client;
     private readonly ScenarioLoad _load;
@@ -137,25 +136,11 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
         // Whole milliseconds: the database keeps microseconds, and the ledger's check compares the times.
         var now = DateTimeOffset.FromUnixTimeMilliseconds(DateTimeOffset.UtcNow.ToUnixTimeMilliseconds());
         var batch = Batch(user, book, device, now);
-        IReadOnlyList<string>? ids = null;
-        var outcome = await session.RunAsync(
-            _push,
-            async ct =>
-            {
-                var (attempt, stored) = await _client.PushAsync(user, batch, device, ct);
-                ids = stored;
-                return attempt;
-            },
-            cancellationToken);
+        var expected = batch.Select(h => new HighlightId(new UserNo(user), new BookNo(h.BookNo), HighlightKey.Parse(h.Key)).ToString()).ToList();
+        var outcome = await SyncPush.BatchAsync(session, _push, _client, user, batch, expected, device, cancellationToken);
         if (!outcome.Ok)
         {
             return (outcome, token, 0);
-        }
-
-        var expected = batch.Select(h => new HighlightId(new UserNo(user), new BookNo(h.BookNo), HighlightKey.Parse(h.Key)).ToString()).ToList();
-        if (ids is null || !ids.SequenceEqual(expected))
-        {
-            return (SyncAttempt.Permanent("push ids"), token, 0);
         }
 
         for (var i = 0; i < batch.Count; i++)
@@ -182,16 +167,11 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
         {
             var key = KeyOf(_seed, _run, Transport == Transport.Grpc ? 'g' : 'r', device, i);
             var text = string.Create(CultureInfo.InvariantCulture, $"Passage {i} read by user {user} on {device.DeviceId}");
-            batch.Add(new NewHighlight(
-                book,
-                key,
-                text,
-                device.Pick(10_000, salt: 200 + i),
-                1 + device.Pick(200, salt: 300 + i),
-                Colors[device.Pick(Colors.Length, salt: 400 + i)],
-                now,
-                Note: i == 0 ? "A note written offline" : null,
-                Delete: i == 2)); // made and deleted offline: the service keeps its tombstone
+            batch.Add(NewHighlight.Drawn(device, i, book, key, text, now) with
+            {
+                Note = i == 0 ? "A note written offline" : null,
+                Delete = i == 2, // made and deleted offline: the service keeps its tombstone
+            });
         }
 
         return batch;

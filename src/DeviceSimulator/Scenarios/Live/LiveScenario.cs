@@ -28,7 +28,6 @@ public readonly record struct LiveSlot(long FirstDevice, long FirstUser);
 /// </summary>
 public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisposable
 {
-    private static readonly string[] Colors = ["yellow", "pink", "blue", "green"];
     private readonly ISyncClient _pushes;
     private readonly IWaiterTransport _transport;
     private readonly ScenarioLoad _load;
@@ -222,9 +221,7 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
             var book = new BookNo(device.Pick(Books, salt: 100 + i) + 1);
             var key = HighlightKey.Parse(string.Create(CultureInfo.InvariantCulture, $"live{kind}{_seed}-{_run}-{device.Number}-{push}-{i}"));
             ids.Add(new HighlightId(user, book, key).ToString());
-            batch.Add(new NewHighlight(
-                book.Value, key.Value, string.Create(CultureInfo.InvariantCulture, $"Live highlight {i} of push {push}"),
-                device.Pick(10_000, salt: 200 + i), 1 + device.Pick(200, salt: 300 + i), Colors[device.Pick(Colors.Length, salt: 400 + i)], now));
+            batch.Add(NewHighlight.Drawn(device, i, book.Value, key.Value, string.Create(CultureInfo.InvariantCulture, $"Live highlight {i} of push {push}"), now));
         }
 
         return (batch, ids);

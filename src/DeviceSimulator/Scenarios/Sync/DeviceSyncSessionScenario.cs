@@ -17,7 +17,6 @@ namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 /// </summary>
 public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
 {
-    private static readonly string[] Colors = ["yellow", "pink", "blue", "green"];
     private readonly ReadSampling _sampling;
     private readonly ISyncClient _client;
     private readonly ScenarioLoad _load;
@@ -78,24 +77,10 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
         }
 
         var (batch, expected) = Batch(user, device, session);
-        IReadOnlyList<string>? ids = null;
-        outcome = await steps.RunAsync(
-            record ? _push : null,
-            async ct =>
-            {
-                var (attempt, stored) = await _client.PushAsync(user, batch, device, ct);
-                ids = stored;
-                return attempt;
-            },
-            cancellationToken);
+        outcome = await SyncPush.BatchAsync(steps, record ? _push : null, _client, user, batch, expected, device, cancellationToken);
         if (!outcome.Ok)
         {
             return (outcome, steps.Attempts);
-        }
-
-        if (ids is null || !ids.SequenceEqual(expected))
-        {
-            return (SyncAttempt.Permanent("push ids"), steps.Attempts);
         }
 
         (outcome, _, _) = await SyncPull.AllPagesAsync(
@@ -113,14 +98,8 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
             var book = new BookNo(device.Pick(Books, salt: 100 + i) + 1);
             var key = HighlightKey.Parse(KeyOf(_seed, device, session, i));
             ids.Add(new HighlightId(new UserNo(userNo), book, key).ToString());
-            batch.Add(new NewHighlight(
-                book.Value,
-                key.Value,
-                string.Create(CultureInfo.InvariantCulture, $"Highlight {i} of session {session} on device {device.DeviceId}"),
-                device.Pick(10_000, salt: 200 + i),
-                1 + device.Pick(200, salt: 300 + i),
-                Colors[device.Pick(Colors.Length, salt: 400 + i)],
-                now));
+            batch.Add(NewHighlight.Drawn(
+                device, i, book.Value, key.Value, string.Create(CultureInfo.InvariantCulture, $"Highlight {i} of session {session} on device {device.DeviceId}"), now));
         }
 
         return (batch, ids);
