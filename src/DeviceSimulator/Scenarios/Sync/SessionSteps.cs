@@ -15,8 +15,7 @@ internal sealed class SessionSteps(DeviceRetryPipeline? pipeline, DeviceBehaviou
     private readonly long _started = Stopwatch.GetTimestamp();
     private int _requests;
 
-    /// <summary>The session's attempts: one, plus every retry of any of its requests (a session of ten pages with no retry made one attempt).</summary>
-    public int Attempts { get; private set; } = 1;
+    public int Attempts { get; private set; }
 
     public async ValueTask<SyncAttempt> RunAsync(
         ScenarioStats? stats, Func<CancellationToken, ValueTask<SyncAttempt>> attempt, CancellationToken cancellationToken)
@@ -41,7 +40,7 @@ internal sealed class SessionSteps(DeviceRetryPipeline? pipeline, DeviceBehaviou
                 cancellationToken);
         }
 
-        Attempts += attempts - 1;
+        Attempts += attempts;
         stats?.Record(second, Stopwatch.GetElapsedTime(began), outcome.Ok ? SyncOutcome.Ok : SyncOutcome.Failed, attempts);
         return outcome;
     }
