@@ -188,6 +188,7 @@ internal sealed partial class ChangeListener(
         var builder = new NpgsqlConnectionStringBuilder(StorageDataSource.WithServiceDefaults(connectionString))
         {
             ApplicationName = ApplicationName,
+            MinPoolSize = 0,
             MaxPoolSize = 1,
         };
         if (builder.Host?.Contains(',', StringComparison.Ordinal) == true

@@ -17,16 +17,17 @@ public static class StorageDataSource
     public const int DefaultCancellationTimeoutMs = 250;
 
     /// <summary>
-    /// Automatic preparation is switched on (hot statements are prepared after their second use) and
-    /// the session reset on returning a connection to the pool is switched off, unless the connection
-    /// string sets them; everything else, multi-host lists included, passes through. The reset
-    /// (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
-    /// work in the server on every pooled open, which is every request here; the service never
-    /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
-    /// a command), so there is nothing to reset. Multiplexing stays off although it
-    /// doubled throughput here (docs/performance.md): a multiplexed command cannot be cancelled in
-    /// the server, and a device's deadline or disconnect must stop its query.
+    /// The connections a pool keeps however idle they are (Npgsql's default is none). Every
+    /// <c>Connection Idle Lifetime</c> (300 s) Npgsql closes the pool's typical idle count, sampled
+    /// every 10 s, down to this floor. A pool that serves requests of a few milliseconds looks idle to
+    /// those samples, so at 300 syncs/s it lost nearly all its connections every five minutes; the
+    /// requests that came next each opened one, and on a busy machine those openings took 2-3.5 s
+    /// together, for every request of those seconds, and left 130-200 connections behind to be closed
+    /// again five minutes later (docs/performance.md, "The release gate"). The floor is above what
+    /// that load holds open (25), and connections are still opened only when needed.
     /// </summary>
+    public const int DefaultMinPoolSize = 32;
+
     /// <summary>The DI key of the data source for reads that tolerate replica lag.</summary>
     public const string ReadKey = "storage-read";
 
@@ -80,6 +81,18 @@ public static class StorageDataSource
         return keys;
     }
 
+    /// <summary>
+    /// Automatic preparation is switched on (hot statements are prepared after their second use), the
+    /// session reset on returning a connection to the pool is switched off and the pool keeps a floor
+    /// of connections (<see cref="DefaultMinPoolSize"/>, at most its maximum), unless the connection
+    /// string sets them; everything else, multi-host lists included, passes through. The reset
+    /// (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
+    /// work in the server on every pooled open, which is every request here; the service never
+    /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
+    /// a command), so there is nothing to reset. Multiplexing stays off although it
+    /// doubled throughput here (docs/performance.md): a multiplexed command cannot be cancelled in
+    /// the server, and a device's deadline or disconnect must stop its query.
+    /// </summary>
     internal static string WithServiceDefaults(string connectionString)
     {
         var keys = Keys(connectionString);
@@ -107,6 +120,11 @@ public static class StorageDataSource
         if (!keys.Contains("NoResetOnClose"))
         {
             builder.NoResetOnClose = true;
+        }
+
+        if (!keys.Contains("MinimumPoolSize") && !keys.Contains("MinPoolSize"))
+        {
+            builder.MinPoolSize = Math.Min(DefaultMinPoolSize, builder.MaxPoolSize);
         }
 
         return builder.ConnectionString;

@@ -14,6 +14,7 @@ using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
+using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
 
@@ -128,6 +129,17 @@ public sealed class StorageRegistrationTests
     {
         Assert.Contains("No Reset On Close=True", StorageDataSource.WithServiceDefaults("Host=a;Database=d"), StringComparison.Ordinal);
         Assert.Contains("No Reset On Close=False", StorageDataSource.WithServiceDefaults("Host=a;No Reset On Close=false"), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void PoolsKeepAFloorOfConnectionsWithinTheirMaximumUnlessTheConnectionStringSetsOne()
+    {
+        Assert.Equal(StorageDataSource.DefaultMinPoolSize, Builder("Host=a;Database=d").MinPoolSize);
+        Assert.Equal(10, Builder("Host=a;Database=d;Maximum Pool Size=10").MinPoolSize);
+        Assert.Equal(0, Builder("Host=a;Database=d;Minimum Pool Size=0").MinPoolSize);
+        Assert.Equal(4, Builder("Host=a;Database=d;MinPoolSize=4").MinPoolSize);
+
+        static NpgsqlConnectionStringBuilder Builder(string connectionString) => new(StorageDataSource.WithServiceDefaults(connectionString));
     }
 
     [Fact]
