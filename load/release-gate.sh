@@ -28,7 +28,11 @@
 # proven (the generator was saturated); 2 bad options or a broken set-up.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-repo=$(pwd)
+repo=$(pwd -P)
+# shellcheck source=deploy/postgres/settings.sh
+. deploy/postgres/settings.sh
+# shellcheck source=load/bench/local-stack.sh
+. load/bench/local-stack.sh
 
 data_dir="" users=10000000 syncs=10000000 rate=2000 shards=2 p99="" out="" build=1 small=0 warmup=200 warm_seconds=60
 rest="" grpc="" npg="" heaviest=""
@@ -81,82 +85,37 @@ sim=(dotnet "$repo/src/DeviceSimulator/bin/Release/net10.0/Kobo.Sync.DeviceSimul
 service_dll=$repo/src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
 [ -f "${sim[1]}" ] && [ -f "$service_dll" ] || { echo "build first (or drop --no-build)" >&2; exit 2; }
 
-# --- the local set-up: PostgreSQL with the seed, and the service -------------------------------------
-pg_pid="" service="" samplers=()
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+# --- the local set-up (load/bench/local-stack.sh): PostgreSQL with the seed, and the service ----------
+samplers=()
 cleanup() {
   local pid
   for pid in "${samplers[@]}"; do kill "$pid" 2>/dev/null || true; done
-  [ -z "$service" ] || { kill "$service" 2>/dev/null || true; wait "$service" 2>/dev/null || true; }
-  [ -z "$pg_pid" ] || "${as_pg[@]}" "$bin/pg_ctl" -D "$data_dir/pgdata" -m fast -t 600 stop >/dev/null 2>&1 || true
+  stack_stop
   [ "$small" -eq 0 ] || [ -z "$data_dir" ] || [[ "$data_dir" != /tmp/kobo-release-gate.* ]] || rm -rf "$data_dir"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if [ "$local_target" -eq 1 ]; then
-  mkdir -p "$data_dir"
-  data_dir=$(cd "$data_dir" && pwd -P)
-  case "$data_dir/" in "$repo/"*) echo "refusing a data directory inside the repository: $data_dir" >&2; exit 2 ;; esac
-  # shellcheck source=deploy/postgres/settings.sh
-  . deploy/postgres/settings.sh
-  bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
-  [ -x "$bin/postgres" ] || { echo "no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)" >&2; exit 2; }
-  as_pg=()
-  if [ "$(id -u)" -eq 0 ]; then
-    as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-    chmod 755 "$data_dir"
-  fi
-  mkdir -p "$data_dir/pg-run"
-  [ ${#as_pg[@]} -eq 0 ] || chown postgres "$data_dir/pg-run"
-  if [ ! -f "$data_dir/pgdata/PG_VERSION" ]; then
-    log "initialising PostgreSQL in $data_dir/pgdata"
-    mkdir -p "$data_dir/pgdata"
-    [ ${#as_pg[@]} -eq 0 ] || chown postgres "$data_dir/pgdata"
-    "${as_pg[@]}" "$bin/initdb" -D "$data_dir/pgdata" -U postgres -A trust --encoding=UTF8 --no-locale >/dev/null
-  fi
-  pg_port=$(free_port)
-  mapfile -t pg_settings < <(postgres_large_data_args 1)
+  service_log=$out/service.log
+  stack_init "$data_dir"
   [ "$small" -eq 0 ] || pg_settings=(-c shared_buffers=128MB)
-  "${as_pg[@]}" "$bin/pg_ctl" -D "$data_dir/pgdata" -l "$data_dir/pg-run/postgres.log" -w -t 600 \
-    -o "-p $pg_port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$data_dir/pg-run -c jit=off -c max_connections=300 ${pg_settings[*]}" start >/dev/null
-  pg_pid=$(head -1 "$data_dir/pgdata/postmaster.pid")
+  pg_start
   db=kobo_sync_$users
-  admin="host=127.0.0.1 port=$pg_port dbname=postgres user=postgres"
-  psql "$admin" -qXAtc "SELECT 1 FROM pg_database WHERE datname = '$db'" | grep -q 1 || psql "$admin" -qXc "CREATE DATABASE $db" >/dev/null
-  npg="Host=127.0.0.1;Port=$pg_port;Database=$db;Username=postgres"
+  use_database "$users"
   heaviest="$data_dir/heaviest-$users.tsv"
-  if [ ! -f "$data_dir/seeded-$users" ] || [ ! -f "$heaviest" ]; then
-    log "seed: $users users into $db (log $data_dir/seed-$users.log)"
-    "${sim[@]}" seed --connection "$npg" --users "$users" --seed 20211 --writers 2 --heaviest-out "$heaviest" >"$data_dir/seed-$users.log" 2>&1 \
-      || { echo "the seed failed:" >&2; tail -20 "$data_dir/seed-$users.log" >&2; exit 2; }
-    psql "host=127.0.0.1 port=$pg_port dbname=$db user=postgres" -qXc "VACUUM (ANALYZE)" >/dev/null
-    touch "$data_dir/seeded-$users" "$data_dir/vacuumed-$users"
-  fi
+  seed "$users"
+  settle "$users"
   # A release is judged on a serving system, whose cache holds what every sync reads: the indexes of the
   # delta pull's streams, of the users and of the devices are read into the OS page cache first
   # (pg_prewarm 'read'; a cold start is measured by load/bench/scale.sh).
   log "PostgreSQL on 127.0.0.1:$pg_port, $db ($users users); reading the indexes every sync reads into the page cache"
-  psql "host=127.0.0.1 port=$pg_port dbname=$db user=postgres" -qXAt -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" -c "CHECKPOINT" -c "
+  psql "$pg" -qXAt -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" -c "CHECKPOINT" -c "
     SELECT pg_size_pretty(sum(pg_prewarm(c.oid, 'read'::text) * current_setting('block_size')::bigint))
     FROM pg_class c WHERE c.relkind = 'i' AND c.relname IN ('highlights_changes', 'users_books_changes', 'users_pkey', 'devices_pkey',
       'reading_states_changes', 'reading_states_pkey', 'collections_changes', 'sync_purge_horizons_pkey')" | tail -1 | sed 's/^/    read: /' | tee -a "$out/gate.log"
-  rest_port=$(free_port) grpc_port=$(free_port)
-  rest="http://127.0.0.1:$rest_port" grpc="http://127.0.0.1:$grpc_port"
-  export KOBO_SIM_SIGNING_KEY=${KOBO_SIM_SIGNING_KEY:-release-gate-signing-key-at-least-32-bytes}
-  export KOBO_SIM_CURSOR_KEY=${KOBO_SIM_CURSOR_KEY:-release-gate-cursor-key-at-least-32-bytes-long}
-  # The admission queue holds the SLA's worth of arrivals (docs/performance.md, "Scale").
-  ASPNETCORE_ENVIRONMENT=Production Auth__SigningKey=$KOBO_SIM_SIGNING_KEY Paging__CursorKey=$KOBO_SIM_CURSOR_KEY \
-    Storage__ConnectionString="$npg;Maximum Pool Size=200" Endpoints__Rest=$rest Endpoints__Grpc=$grpc Demo__Seed=false \
-    Admission__QueueLimit=1024 \
-    timeout 86400 dotnet "$service_dll" >>"$out/service.log" 2>&1 &
-  service=$!
-  for _ in $(seq 1 600); do
-    curl -fsS -o /dev/null "$rest/healthz/ready" 2>/dev/null && break
-    kill -0 "$service" 2>/dev/null || { tail -20 "$out/service.log" >&2; exit 2; }
-    sleep 0.1
-  done
-  curl -fsS -o /dev/null "$rest/healthz/ready" || { echo "the service did not become ready" >&2; exit 2; }
+  service_start
+  service_wait
   log "service on $rest (gRPC $grpc)"
 fi
 case "$rest" in http://127.*|http://localhost*|https://*) ;; *) [ "$local_target" -eq 0 ] || { echo "the local target is loopback only" >&2; exit 2; } ;; esac
@@ -202,10 +161,9 @@ json.dump(p, open(dst, 'w'), indent=2)
 PY
 
 # --- samples over the run: the service, PostgreSQL ------------------------------------------------------
-service_pid() { [ -n "$service" ] && pgrep -P "$service" | head -1; }
 sample_service() { # every 10 s: the service's RSS, threads and its own /metrics' runtime figures
   local pid
-  pid=$(service_pid || true)
+  pid=$(service_process || true)
   echo -e "epoch\trss_bytes\tthreads\tgc_heap_bytes\tgc_collections\tgc_pause_seconds\tthread_pool_threads\tthread_pool_queue\tallocated_bytes" >"$out/samples/service.tsv"
   while :; do
     curl -fsS --max-time 5 "$rest/metrics" 2>/dev/null | awk -v now="$(date +%s)" -v rss="$( [ -n "$pid" ] && awk '/VmRSS/ {print $2 * 1024}' "/proc/$pid/status" 2>/dev/null || echo)" \

@@ -49,11 +49,13 @@
 # each simulator run's own report.html.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-repo=$(pwd)
+repo=$(pwd -P)
 # shellcheck source=deploy/postgres/settings.sh
 . deploy/postgres/settings.sh
 # shellcheck source=load/bench/scale-settings.sh
 . load/bench/scale-settings.sh
+# shellcheck source=load/bench/local-stack.sh
+. load/bench/local-stack.sh
 
 data_dir="" users=10000000 sizes=3000,200000,1000000,10000000 rates=250,500,1000,2000,4000,8000 step_seconds=30 warmup_seconds=30 settings_seconds=15
 cold_rate=500 cold_seconds=60 only=growth,reads,settings,cold fronts=rest,grpc,postgres build=1 out="" first_user_offset=0
@@ -81,12 +83,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$data_dir" ] || { echo "--data-dir DIR is required (outside the repository; it keeps the database between runs)" >&2; exit 2; }
-mkdir -p "$data_dir"
-data_dir=$(cd "$data_dir" && pwd -P)
-case "$data_dir/" in "$(pwd -P)/"*) echo "refusing a data directory inside the repository: $data_dir" >&2; exit 2 ;; esac
+stack_data_dir "$data_dir"
 for tool in psql curl python3 awk df; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install postgresql-client curl python3)" >&2; exit 2; }; done
-bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
-[ -x "$bin/postgres" ] || { echo "no PostgreSQL server binaries under /usr/lib/postgresql (apt-get install postgresql)" >&2; exit 2; }
 has() { case ",$only," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
@@ -132,79 +130,20 @@ fi
 
 mkdir -p "$out"
 
-# --- processes ------------------------------------------------------------------------------------
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-pg_port=$(free_port) rest_port=$(free_port) grpc_port=$(free_port)
-rest="http://127.0.0.1:$rest_port" grpc="http://127.0.0.1:$grpc_port"
-pgdata="$data_dir/pgdata"
-as_pg=()
-if [ "$(id -u)" -eq 0 ]; then
-  as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --)
-  chmod 755 "$data_dir"
-fi
-mapfile -t pg_settings < <(postgres_large_data_args 1)
-for setting in "${pg_overrides[@]}"; do pg_settings+=(-c "$setting"); done # later -c wins
-npg="" pg="" data_users=0
-key=bench-signing-key-that-is-at-least-32-bytes
-export KOBO_SIM_SIGNING_KEY=$key
-service="" runner="" sampler=""
-
-pg_start() {
-  "${as_pg[@]}" "$bin/pg_ctl" -D "$pgdata" -l "$data_dir/pg-run/postgres.log" -w -t 600 \
-    -o "-p $pg_port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$data_dir/pg-run -c jit=off -c max_connections=300 ${pg_settings[*]}" start >/dev/null
-}
-pg_stop() { "${as_pg[@]}" "$bin/pg_ctl" -D "$pgdata" -m fast -t 600 stop >/dev/null 2>&1 || true; }
-postmaster() { head -1 "$pgdata/postmaster.pid"; }
-# The admission queue holds the SLA's worth of arrivals at the rates stepped (200 ms x 5,000/s): with the
-# default 128 a 30-60 ms hiccup of this shared box at 4,000/s filled it, and the service refused requests
-# while its p99 was 60 ms (docs/performance.md, "Scale"). The raw database's front has no such limit.
-service_start() {
-  ASPNETCORE_ENVIRONMENT=Production Auth__SigningKey=$key Paging__CursorKey=bench-cursor-key-that-is-at-least-32-bytes-long \
-    Storage__ConnectionString="$npg;Maximum Pool Size=200" Endpoints__Rest=$rest Endpoints__Grpc=$grpc Demo__Seed=false \
-    Admission__QueueLimit=1024 \
-    timeout 86400 dotnet "$service_dll" >>"$data_dir/service.log" 2>&1 &
-  service=$!
-}
-service_wait() {
-  local _
-  for _ in $(seq 1 600); do
-    curl -fsS -o /dev/null "$rest/healthz/ready" 2>/dev/null && return 0
-    kill -0 "$service" 2>/dev/null || { tail -20 "$data_dir/service.log" >&2; exit 2; }
-    sleep 0.1
-  done
-  echo "the service did not become ready" >&2; tail -20 "$data_dir/service.log" >&2; exit 2
-}
-service_stop() { [ -z "$service" ] || { kill "$service" 2>/dev/null || true; wait "$service" 2>/dev/null || true; service=""; }; }
-service_process() { pgrep -P "$service" | head -1; } # the service itself, under timeout
+# --- processes (load/bench/local-stack.sh) ----------------------------------------------------------
+sampler=""
 cleanup() {
-  [ -z "$runner" ] || kill "$runner" 2>/dev/null || true
   [ -z "$sampler" ] || kill "$sampler" 2>/dev/null || true
-  service_stop
-  pg_stop
+  stack_stop
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-mkdir -p "$data_dir/pg-run" # the server's log and socket
-[ ${#as_pg[@]} -eq 0 ] || chown postgres "$data_dir/pg-run"
-if [ ! -f "$pgdata/PG_VERSION" ]; then
-  log "initialising PostgreSQL in $pgdata"
-  mkdir -p "$pgdata"
-  [ ${#as_pg[@]} -eq 0 ] || chown postgres "$pgdata"
-  "${as_pg[@]}" "$bin/initdb" -D "$pgdata" -U postgres -A trust --encoding=UTF8 --no-locale >/dev/null
-fi
+npg="" pg="" data_users=0
+stack_init "$data_dir"
+for setting in "${pg_overrides[@]}"; do pg_settings+=(-c "$setting"); done # later -c wins
 log "PostgreSQL $(basename "$(dirname "$bin")") on 127.0.0.1:$pg_port: $(postgres_large_data_settings 1 | head -3 | tr '\n' ' ')...${pg_overrides[*]:+ overridden: ${pg_overrides[*]}}"
 [ ${#pg_overrides[@]} -eq 0 ] || printf '%s\n' "${pg_overrides[@]}" >"$out/pg-overrides"
 pg_start
-
-# SIZE: each size has its own database (kobo_sync_SIZE), kept between runs, so a size is seeded once.
-use_size() {
-  data_users=$1
-  npg="Host=127.0.0.1;Port=$pg_port;Database=kobo_sync_$1;Username=postgres"
-  pg="host=127.0.0.1 port=$pg_port dbname=kobo_sync_$1 user=postgres"
-  psql "host=127.0.0.1 port=$pg_port dbname=postgres user=postgres" -qXAtc "SELECT 1 FROM pg_database WHERE datname = 'kobo_sync_$1'" | grep -q 1 \
-    || psql "host=127.0.0.1 port=$pg_port dbname=postgres user=postgres" -qXc "CREATE DATABASE kobo_sync_$1" >/dev/null
-}
 
 # --- measurements -----------------------------------------------------------------------------------
 tick=$(getconf CLK_TCK)
@@ -232,55 +171,6 @@ disk_device() { # the block device under the data directory, as /proc/diskstats 
 }
 device=$(disk_device)
 disk_read_bytes() { [ -n "$device" ] && awk -v d="$device" '$3 == d { printf "%.0f", $6 * 512 }' /proc/diskstats || echo 0; }
-
-seed() { # SIZE: seeds kobo_sync_SIZE unless it is already seeded; an interrupted seed of it resumes
-  local n=$1 code=0
-  if [ -f "$data_dir/seeded-$n" ] && [ -f "$data_dir/heaviest-$n.tsv" ]; then
-    log "seed: $n users already in kobo_sync_$n"
-    return 0
-  fi
-  log "seed: $n users into kobo_sync_$n (progress every 5 s; log $data_dir/seed-$n.log)"
-  rm -f "$data_dir/vacuumed-$n" # new rows: the settle step vacuums them again
-  seed_run "$n" || code=$?
-  if [ "$code" -eq 3 ]; then # refused: a finished seed without its list (stopped while writing it); replace it
-    log "seed: kobo_sync_$n holds a seed this run did not finish; replacing it"
-    code=0
-    seed_run "$n" --truncate || code=$?
-  fi
-  [ "$code" -eq 0 ] || { echo "the seed failed:" >&2; tail -20 "$data_dir/seed-$n.log" >&2; exit 2; }
-  cp "$data_dir/seed-$n.log" "$out/"
-  touch "$data_dir/seeded-$n"
-}
-seed_run() { # SIZE [--truncate]
-  local n=$1 code=0; shift
-  "${sim[@]}" seed --connection "$npg" --users "$n" --seed 20211 --writers 2 "$@" \
-    --heaviest-out "$data_dir/heaviest-$n.tsv" --report-out "$out/seed-$n.json" >"$data_dir/seed-$n.log" 2>&1 &
-  runner=$!
-  while kill -0 "$runner" 2>/dev/null; do sleep 5; tail -1 "$data_dir/seed-$n.log" | cut -c1-240; done
-  wait "$runner" || code=$?
-  runner=""
-  return "$code"
-}
-
-# SIZE: vacuums kobo_sync_SIZE once, then checkpoints, flushes the OS's dirty pages and waits (at most
-# 10 minutes) until no autovacuum worker runs
-settle() {
-  local n=$1 started waited
-  started=$(date +%s)
-  if [ ! -f "$data_dir/vacuumed-$n" ]; then
-    log "settle: VACUUM (ANALYZE) of kobo_sync_$n"
-    psql "$pg" -qXc "VACUUM (ANALYZE)" >/dev/null
-    touch "$data_dir/vacuumed-$n"
-  fi
-  psql "$pg" -qXc "CHECKPOINT" >/dev/null
-  sync
-  for waited in $(seq 1 600); do
-    [ "$(psql "$pg" -qXAtc "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")" -eq 0 ] && break
-    [ "$waited" -gt 1 ] || log "settle: waiting for autovacuum to finish"
-    sleep 1
-  done
-  log "settle: kobo_sync_$n settled in $(( $(date +%s) - started )) s"
-}
 
 # NAME READ TRANSPORT RATE SECONDS OFFSET [WARMUP] [RETRIES]: a one-scenario, one-step profile at constant rate
 profile() {
@@ -313,7 +203,7 @@ stats() { python3 load/bench/scale_stats.py step "$out/$1/result.json"; }
 # SIZE FRONTS: steps each read over each front until the SLA breaks; appends to steps.tsv
 user_offset=$first_user_offset
 sla_search() {
-  local size=$1 fronts=$2 read transport rate name line before_svc before_pg before_blks before_disk syncs
+  local size=$1 fronts=$2 read transport rate name line before_blks before_disk syncs
   for read in highlights-by-user highlights-by-book user-by-id; do
     for transport in ${fronts//,/ }; do
       name="$size-$read-$transport-warmup"
@@ -351,7 +241,7 @@ for size in "${size_list[@]}"; do
   [ "$size" -le "$users" ] || { log "growth: skipping $size (above --users $users)"; continue; }
   has growth || [ "$size" -eq "$users" ] || continue
   service_stop
-  use_size "$size"
+  use_database "$size"
   seed "$size"
   settle "$size"
   service_start; service_wait
@@ -362,7 +252,7 @@ for size in "${size_list[@]}"; do
   fi
 done
 if [ "$data_users" != "$users" ]; then
-  service_stop; use_size "$users"; seed "$users"; settle "$users"; service_start; service_wait
+  service_stop; use_database "$users"; seed "$users"; settle "$users"; service_start; service_wait
 fi
 if has reads; then
   has growth || user_offset=$first_user_offset
@@ -405,7 +295,7 @@ PY
   profile cold "user-by-id" rest "$cold_rate" "$cold_seconds" "$user_offset" 0 20
   # The first answer is timed by a real read (the last user, with its token), polled
   # every 50 ms from the moment PostgreSQL is started.
-  probe_token=$(Auth__SigningKey=$key dotnet "$service_dll" token --users "$users-$users" --device scale-probe --hours 4 | awk -F'\t' 'NF == 2 { print $2 }')
+  probe_token=$(Auth__SigningKey=$KOBO_SIM_SIGNING_KEY dotnet "$service_dll" token --users "$users-$users" --device scale-probe --hours 4 | awk -F'\t' 'NF == 2 { print $2 }')
   t0=$(date +%s.%N)
   pg_start
   service_start
