@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using System.Globalization;
+using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.ReleaseGate;
@@ -35,6 +37,10 @@ public sealed class ReleaseGateScriptTests : IDisposable
             output);
         Assert.Contains("| day-rest | 600 |", summary, StringComparison.Ordinal); // 600 syncs, 300 per shard, merged
         Assert.Contains("| day-rest/push |", summary, StringComparison.Ordinal);
+        // A session's retries are its requests' retries, not the pages beyond its first request.
+        var merged = ResultJson.Read(Path.Combine(passing, "merged", "result.json"));
+        var retried = merged.Scenarios.Where(s => s.Name.StartsWith("day-rest/", StringComparison.Ordinal)).Sum(s => s.Retries);
+        Assert.Matches(@"\| day-rest \| 600 \| [\d,]+ \| " + retried.ToString("N0", CultureInfo.InvariantCulture) + @" \| 0 \|", summary);
         Assert.Matches(@"acknowledged highlight changes: [1-9][\d,]*, lost: 0", summary);
         Assert.Contains("PASS: nothing lost, nothing missed", summary, StringComparison.Ordinal);
         Assert.Matches(@"\| 1 \| 300 \| [\d.]+% \|", summary); // each shard's generator
