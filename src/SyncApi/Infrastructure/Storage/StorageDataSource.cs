@@ -16,18 +16,6 @@ public static class StorageDataSource
     /// </summary>
     public const int DefaultCancellationTimeoutMs = 250;
 
-    /// <summary>
-    /// The connections a pool keeps however idle they are (Npgsql's default is none). Every
-    /// <c>Connection Idle Lifetime</c> (300 s) Npgsql closes the pool's typical idle count, sampled
-    /// every 10 s, down to this floor. A pool that serves requests of a few milliseconds looks idle to
-    /// those samples, so at 300 syncs/s it lost nearly all its connections every five minutes; the
-    /// requests that came next each opened one, and on a busy machine those openings took 2-3.5 s
-    /// together, for every request of those seconds, and left 130-200 connections behind to be closed
-    /// again five minutes later (docs/performance.md, "The release gate"). The floor is above what
-    /// that load holds open (25), and connections are still opened only when needed.
-    /// </summary>
-    public const int DefaultMinPoolSize = 32;
-
     /// <summary>The DI key of the data source for reads that tolerate replica lag.</summary>
     public const string ReadKey = "storage-read";
 
@@ -83,15 +71,27 @@ public static class StorageDataSource
 
     /// <summary>
     /// Automatic preparation is switched on (hot statements are prepared after their second use), the
-    /// session reset on returning a connection to the pool is switched off and the pool keeps a floor
-    /// of connections (<see cref="DefaultMinPoolSize"/>, at most its maximum), unless the connection
-    /// string sets them; everything else, multi-host lists included, passes through. The reset
+    /// session reset on returning a connection to the pool is switched off and the pool keeps every
+    /// connection it opens (<c>Minimum Pool Size</c> at its maximum), unless the connection string sets
+    /// them; everything else, multi-host lists included, passes through. The reset
     /// (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
     /// work in the server on every pooled open, which is every request here; the service never
     /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
     /// a command), so there is nothing to reset. Multiplexing stays off although it
     /// doubled throughput here (docs/performance.md): a multiplexed command cannot be cancelled in
     /// the server, and a device's deadline or disconnect must stop its query.
+    /// <para>
+    /// Npgsql opens connections as requests need them and, every <c>Connection Idle Lifetime</c>
+    /// (300 s), closes the pool's typical idle count of the last samples (every 10 s) down to
+    /// <c>Minimum Pool Size</c>. A pool answering requests of a few milliseconds looks idle in those
+    /// samples, so every five minutes it lost the connections its last burst had opened, and the next
+    /// burst opened them again, each a new server process, on the machine the requests were waiting
+    /// for: every request stalled for 2-3.5 s, and at 300 syncs/s on two cores such a stall could tip
+    /// the service into an overload it did not leave (docs/performance.md, "The release gate"). With
+    /// the floor at the maximum the pool never shrinks: a connection is opened when first needed and
+    /// kept, so the maximum is what each instance may hold on its server (docs/operations.md,
+    /// "Connections").
+    /// </para>
     /// </summary>
     internal static string WithServiceDefaults(string connectionString)
     {
@@ -124,7 +124,7 @@ public static class StorageDataSource
 
         if (!keys.Contains("MinimumPoolSize") && !keys.Contains("MinPoolSize"))
         {
-            builder.MinPoolSize = Math.Min(DefaultMinPoolSize, builder.MaxPoolSize);
+            builder.MinPoolSize = builder.MaxPoolSize;
         }
 
         return builder.ConnectionString;

@@ -132,12 +132,12 @@ public sealed class StorageRegistrationTests
     }
 
     [Fact]
-    public void PoolsKeepAFloorOfConnectionsWithinTheirMaximumUnlessTheConnectionStringSetsOne()
+    public void PoolsKeepEveryConnectionTheyOpenUnlessTheConnectionStringSetsAFloor()
     {
-        Assert.Equal(StorageDataSource.DefaultMinPoolSize, Builder("Host=a;Database=d").MinPoolSize);
+        Assert.Equal(100, Builder("Host=a;Database=d").MinPoolSize); // Npgsql's maximum
         Assert.Equal(10, Builder("Host=a;Database=d;Maximum Pool Size=10").MinPoolSize);
         Assert.Equal(0, Builder("Host=a;Database=d;Minimum Pool Size=0").MinPoolSize);
-        Assert.Equal(4, Builder("Host=a;Database=d;MinPoolSize=4").MinPoolSize);
+        Assert.Equal(4, Builder("Host=a;Database=d;MinPoolSize=4;Maximum Pool Size=10").MinPoolSize);
 
         static NpgsqlConnectionStringBuilder Builder(string connectionString) => new(StorageDataSource.WithServiceDefaults(connectionString));
     }
