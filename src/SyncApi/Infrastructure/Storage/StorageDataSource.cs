@@ -89,8 +89,8 @@ public static class StorageDataSource
     /// for: every request stalled for 2-3.5 s, and at 300 syncs/s on two cores such a stall could tip
     /// the service into an overload it did not leave (docs/performance.md, "The release gate"). With
     /// the floor at the maximum the pool never shrinks: a connection is opened when first needed and
-    /// kept, so the maximum is what each instance may hold on its server (docs/operations.md,
-    /// "Connections").
+    /// kept, so the maximum is what each instance may hold on its server (docs/operations.md, "PostgreSQL
+    /// settings, and a database that holds data already").
     /// </para>
     /// </summary>
     internal static string WithServiceDefaults(string connectionString)
