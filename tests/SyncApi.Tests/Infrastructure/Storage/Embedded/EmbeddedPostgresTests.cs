@@ -80,8 +80,13 @@ public sealed class EmbeddedPostgresTests : IDisposable
     {
         var settings = NewSettings();
         var first = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token);
-        Process.GetProcessById(first.ProcessId).Kill(); // SIGKILL: no shutdown, postmaster.pid stays
-        await Process.GetProcessById(first.ProcessId).WaitForExitAsync(TestTimeout.Token).ContinueWith(_ => { }, TaskScheduler.Default);
+        // One handle for the kill and the wait: the server may be gone (and its id free) by the time a second look-up asks.
+        using (var postmaster = Process.GetProcessById(first.ProcessId))
+        {
+            postmaster.Kill(); // SIGKILL: no shutdown, postmaster.pid stays
+            await postmaster.WaitForExitAsync(TestTimeout.Token).ContinueWith(_ => { }, TaskScheduler.Default);
+        }
+
         Assert.True(File.Exists(Path.Combine(settings.DataDirectory, "postmaster.pid")));
 
         await using var second = await EmbeddedPostgres.StartAsync(settings, cancellationToken: TestTimeout.Token);
