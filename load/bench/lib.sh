@@ -1,6 +1,10 @@
 # shellcheck shell=bash
 # Shared by compare.sh and cost.sh, so that both measure exactly the same loads: the device tokens,
-# wrk against a REST read, and pgbench running the same read's SQL. Sourced from the repository root.
+# wrk against a REST read, and pgbench running the same read's SQL; the other benches take their
+# helpers from it too (a free loopback port). Sourced from the repository root.
+
+# A TCP port free on 127.0.0.1 now, for a server this run starts.
+bench_free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 
 # Refuses any target outside loopback (127.0.0.0/8, localhost).
 bench_require_loopback() {

@@ -29,6 +29,8 @@
 # Results: load/results/live-<time>/ (every run's reports, and summary.md).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=load/bench/lib.sh
+. load/bench/lib.sh
 
 only="wake,memory,idle,pulls" rounds=3 seconds=30 waiters=1000 rate=50 idle_window=60 pull_window=180 users=20000
 memory_rest=10000 memory_grpc=1000
@@ -54,8 +56,7 @@ ulimit -n "$(ulimit -Hn)"
 bin=$(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V | tail -1)
 work=$(mktemp -d /tmp/kobo-live-bench-XXXXXX)
 chmod 755 "$work"
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
-pg_port=$(free_port) rest_port=$(free_port) grpc_port=$(free_port)
+pg_port=$(bench_free_port) rest_port=$(bench_free_port) grpc_port=$(bench_free_port)
 rest="http://127.0.0.1:$rest_port" grpc="http://127.0.0.1:$grpc_port"
 as_pg=()
 [ "$(id -u)" -ne 0 ] || { chown postgres "$work"; as_pg=(setpriv --reuid=postgres --regid=postgres --init-groups --); }

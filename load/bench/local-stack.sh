@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034,SC2154 # the caller sets repo, sim, service_dll and out, and reads what this sets
 # The local target of the runs at scale (load/bench/scale.sh, load/release-gate.sh): PostgreSQL from the
 # machine's binaries with its data in DATA_DIR/pgdata (kept between runs, loopback only, default
 # durability, the large-data settings of deploy/postgres/settings.sh), a database per data-set size
@@ -15,9 +15,10 @@
 # (exported here when unset, so the simulator's devices and the service agree) and logs to service_log
 # (default DATA_DIR/service.log). stack_stop stops whatever of it runs; call it from the EXIT trap.
 
-pg_started=0 service="" runner=""
+# shellcheck source=load/bench/lib.sh
+. load/bench/lib.sh
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+pg_started=0 service="" runner=""
 
 # DATA_DIR: the data directory, made if new and made absolute; one inside the repository is refused
 stack_data_dir() {
@@ -45,9 +46,9 @@ stack_init() {
     [ ${#as_pg[@]} -eq 0 ] || chown postgres "$pgdata"
     "${as_pg[@]}" "$bin/initdb" -D "$pgdata" -U postgres -A trust --encoding=UTF8 --no-locale >/dev/null
   fi
-  pg_port=$(free_port)
+  pg_port=$(bench_free_port)
   local rest_port grpc_port
-  rest_port=$(free_port) grpc_port=$(free_port)
+  rest_port=$(bench_free_port) grpc_port=$(bench_free_port)
   rest="http://127.0.0.1:$rest_port" grpc="http://127.0.0.1:$grpc_port"
   mapfile -t pg_settings < <(postgres_large_data_args 1)
   service_log=${service_log:-$data_dir/service.log}
