@@ -26,6 +26,7 @@ builder.AddLivePull();
 builder.AddSyncGrpc();
 
 var app = builder.Build();
+app.UseClientAddresses();
 app.UseTelemetry();
 app.UseServiceDefaults();
 app.UseDeviceAuth();

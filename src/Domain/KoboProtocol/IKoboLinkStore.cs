@@ -19,6 +19,12 @@ public interface IKoboLinkStore
     Task<KoboLinkCreation> CreateAsync(
         UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
 
+    /// <summary>
+    /// The key that tags link secrets (<see cref="KoboLinkSecrets"/>): one per store, the same for every
+    /// instance, never changing. Read once; later calls cost nothing.
+    /// </summary>
+    ValueTask<byte[]> SecretKeyAsync(CancellationToken cancellationToken);
+
     /// <summary>The link whose secret hashes to <paramref name="secretHash"/>; null when there is none.</summary>
     Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken);
 

@@ -28,7 +28,7 @@ public sealed class KoboLinkRegistry(
     public async Task<string?> CreateAsync(DeviceCaller caller, DateTimeOffset issuedAt, UserNo user, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        var secret = KoboLinkSecrets.New();
+        var secret = KoboLinkSecrets.New(await store.SecretKeyAsync(cancellationToken).ConfigureAwait(false));
         var bounds = DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
         var created = await store.CreateAsync(
             user, linkingDeviceId: caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, issuedAt - revokedDevices.ClockSkew, cancellationToken).ConfigureAwait(false);

@@ -3,6 +3,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Logging;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
+using Microsoft.AspNetCore.HttpOverrides;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.Options;
 
@@ -24,6 +25,21 @@ public static class ServiceDefaultsExtensions
         builder.Services.AddValidatedOptions<EndpointsOptions, EndpointsOptionsValidator>(EndpointsOptions.SectionName);
         builder.Services.AddSingleton<IConfigureOptions<KestrelServerOptions>, KestrelEndpointsSetup>();
 
+        // The client's address behind the deployment's own balancers: X-Forwarded-For is believed only
+        // from Proxies:TrustedNetworks, and only its last entry (the one that balancer appended).
+        builder.Services.AddValidatedOptions<ProxiesOptions, ProxiesOptionsValidator>(ProxiesOptions.SectionName);
+        builder.Services.AddOptions<ForwardedHeadersOptions>().Configure<IOptions<ProxiesOptions>>((forwarded, proxies) =>
+        {
+            forwarded.ForwardedHeaders = ForwardedHeaders.XForwardedFor;
+            forwarded.ForwardLimit = 1;
+            forwarded.KnownProxies.Clear();
+            forwarded.KnownIPNetworks.Clear();
+            foreach (var network in proxies.Value.Networks())
+            {
+                forwarded.KnownIPNetworks.Add(network);
+            }
+        });
+
         builder.Services.AddProblemDetails(options => options.CustomizeProblemDetails = context =>
         {
             // The same id the request's log line carries, so a device's error report finds the log.
@@ -36,6 +52,20 @@ public static class ServiceDefaultsExtensions
 
         builder.Services.AddHealthChecks();
         return builder;
+    }
+
+    /// <summary>
+    /// First in the pipeline: the client address every later step sees (logs, spans, per-address
+    /// allowances) is the one a trusted balancer forwarded, or the connection's own.
+    /// </summary>
+    public static WebApplication UseClientAddresses(this WebApplication app)
+    {
+        if (app.Services.GetRequiredService<IOptions<ProxiesOptions>>().Value.TrustedNetworks.Length > 0)
+        {
+            app.UseForwardedHeaders();
+        }
+
+        return app;
     }
 
     public static WebApplication UseServiceDefaults(this WebApplication app)

@@ -30,18 +30,24 @@ internal readonly record struct KoboLinkLookup(KoboLinkVerdict Verdict, ClaimsPr
 
 /// <summary>
 /// Finds the link of a presented secret, so that a caller who is not authenticated yet costs no database
-/// work beyond a bounded, budgeted, remembered look-up:
+/// work beyond a bounded, budgeted, remembered look-up, and so that nobody's made-up secrets can keep a
+/// real link from being looked up:
 /// <list type="number">
-/// <item>the cache first (<see cref="KoboLinkCache"/>): a live link, or a secret refused lately, costs no read;</item>
-/// <item>a client address that presented too many refused secrets (<c>Kobo:RefusedSecretsPerAddress*</c>, a
-/// token bucket per IPv4 address or IPv6 /64) is answered 429 before any read;</item>
-/// <item>a read runs in one of <c>Kobo:LinkLookupConcurrency</c> slots, with <c>Kobo:LinkLookupQueue</c>
-/// waiting; beyond that, or past <c>Kobo:LinkLookupTimeoutMs</c>, it is answered 503 at once. These
-/// reads are outside the storage pipelines: their failures never count against the circuit the
-/// devices' own calls share, so a flood of made-up secrets cannot open it.</item>
+/// <item>a secret without the tag of the store's link key (<see cref="KoboLinkSecrets.IsIssued"/>) was never
+/// issued: it is refused at once, with no read and no slot. Made-up secrets, from one address or from
+/// thousands, never compete with real links for anything;</item>
+/// <item>the cache (<see cref="KoboLinkCache"/>): a live link, or a link refused lately, costs no read;</item>
+/// <item>an issued secret is always looked up, whatever its client address has presented: a read runs in
+/// one of <c>Kobo:LinkLookupConcurrency</c> slots, with <c>Kobo:LinkLookupQueue</c> waiting; beyond that,
+/// or past <c>Kobo:LinkLookupTimeoutMs</c>, it is answered 503 at once. Only issued secrets reach the
+/// slots, so they hold at most the look-ups of real (live or revoked) links. These reads are outside the
+/// storage pipelines: their failures never count against the circuit the devices' own calls share.</item>
 /// </list>
-/// An unknown secret and a revoked one take the same path: one read of the same row by key the first
-/// time, then the refusal cache, and the same 401. Timing tells nothing of which it was.
+/// Every refusal is counted against its client address (<c>Kobo:RefusedSecretsPerAddress*</c>, a token
+/// bucket per IPv4 address or IPv6 /64, the address a trusted balancer forwarded): past it, the address's
+/// refusals are answered 429. The count is taken atomically with the refusal, and a live link is never
+/// counted nor refused for it.
+/// An unknown secret and a revoked one get the same 401.
 /// </summary>
 internal sealed class KoboLinkLookups : IDisposable
 {
@@ -53,6 +59,7 @@ internal sealed class KoboLinkLookups : IDisposable
     private readonly TimeSpan _timeout;
     private readonly TimeSpan _refill;
     private long _storeReads;
+    private byte[]? _secretKey;
 
     public KoboLinkLookups(IKoboLinkStore links, KoboLinkCache cache, IOptions<KoboOptions> options, TimeProvider clock)
     {
@@ -82,31 +89,33 @@ internal sealed class KoboLinkLookups : IDisposable
         _refusals = PartitionedRateLimiter.Create<string, string>(address => RateLimitPartition.GetTokenBucketLimiter(address, _ => bucket));
     }
 
-    /// <summary>How many look-ups have reached the store since the start.</summary>
+    /// <summary>How many look-ups of links have reached the store since the start (the key's one read is not counted).</summary>
     public long StoreReads => Interlocked.Read(ref _storeReads);
 
     public async ValueTask<KoboLinkLookup> FindAsync(string secret, IPAddress? client, CancellationToken cancellationToken)
     {
+        if ((_secretKey ?? await ReadSecretKeyAsync(cancellationToken).ConfigureAwait(false)) is not { } secretKey)
+        {
+            return Busy();
+        }
+
+        if (!KoboLinkSecrets.IsIssued(secret, secretKey))
+        {
+            return Refuse(client);
+        }
+
         var hash = KoboLinkSecrets.Hash(secret);
         var key = Convert.ToHexString(hash);
         var now = _clock.GetUtcNow();
-        var address = AddressKey(client);
         // Refusals first: a link revoked here while a look-up of it was reading must not come back from the positive cache.
         if (_cache.IsRefused(key, now))
         {
-            return Refuse(address);
+            return Refuse(client);
         }
 
         if (_cache.TryGet(key, now, out var cached))
         {
             return new KoboLinkLookup(KoboLinkVerdict.Live, cached);
-        }
-
-        // Looked at, not taken: a look-up that finds a live link costs the address nothing. (A lease for
-        // zero permits would not do: the bucket refills in fractions, and any fraction grants it.)
-        if (_refusals.GetStatistics(address) is { CurrentAvailablePermits: < 1 })
-        {
-            return new KoboLinkLookup(KoboLinkVerdict.TooManyRefused, RetryAfter: _refill);
         }
 
         using var budget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -132,11 +141,11 @@ internal sealed class KoboLinkLookups : IDisposable
             return Busy();
         }
 
-        now = _clock.GetUtcNow();
+        var readAt = _clock.GetUtcNow();
         if (link is null || link.RevokedAt is not null)
         {
-            _cache.AddRefused(key, now);
-            return Refuse(address);
+            _cache.AddRefused(key, readAt);
+            return Refuse(client);
         }
 
         List<Claim> claims =
@@ -147,9 +156,9 @@ internal sealed class KoboLinkLookups : IDisposable
         var principal = new ClaimsPrincipal(new DeviceIdentity(
             claims, new DeviceCaller(link.User, link.LinkingDeviceId), link.CreatedAt, DateTimeOffset.MaxValue,
             $"{KoboLinkAuthentication.AdmissionPrefix}{link.User}/{link.LinkingDeviceId}/{key[..16]}"));
-        if (!_cache.IsRefused(key, now))
+        if (!_cache.IsRefused(key, readAt))
         {
-            _cache.Add(key, principal, now);
+            _cache.Add(key, principal, readAt);
         }
 
         return new KoboLinkLookup(KoboLinkVerdict.Live, principal);
@@ -161,9 +170,37 @@ internal sealed class KoboLinkLookups : IDisposable
         _refusals.Dispose();
     }
 
-    private KoboLinkLookup Refuse(string address)
+    /// <summary>
+    /// The store's link key, read once, in a look-up slot and within the look-up budget (the first
+    /// look-ups after a start wait on it); null when it could not be read now.
+    /// </summary>
+    private async Task<byte[]?> ReadSecretKeyAsync(CancellationToken cancellationToken)
     {
-        using var allowance = _refusals.AttemptAcquire(address, 1);
+        using var budget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        budget.CancelAfter(_timeout);
+        try
+        {
+            using var slot = await _slots.AcquireAsync(1, budget.Token).ConfigureAwait(false);
+            if (!slot.IsAcquired)
+            {
+                return null;
+            }
+
+            return _secretKey = await _links.SecretKeyAsync(budget.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        {
+            return null;
+        }
+        catch (Exception error) when (StorageFaults.IsTransient(error))
+        {
+            return null;
+        }
+    }
+
+    private KoboLinkLookup Refuse(IPAddress? client)
+    {
+        using var allowance = _refusals.AttemptAcquire(AddressKey(client), 1);
         return allowance.IsAcquired ? new KoboLinkLookup(KoboLinkVerdict.Refused) : TooMany(allowance);
     }
 

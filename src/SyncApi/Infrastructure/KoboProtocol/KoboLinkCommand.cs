@@ -87,10 +87,11 @@ public static class KoboLinkCommand
         await using var connection = new StorageConnection(Options.Create(storage), NullLogger<EmbeddedPostgres>.Instance);
         await using var dataSource = StorageDataSource.Create(await connection.GetConnectionStringAsync(cancellationToken));
         await new SchemaMigrator(dataSource).MigrateAsync(cancellationToken);
-        var secret = KoboLinkSecrets.New();
+        var store = new PostgresKoboLinkStore(dataSource);
+        var secret = KoboLinkSecrets.New(await store.SecretKeyAsync(cancellationToken));
         var bounds = DeviceBounds.Now(sync.MaxDevicesPerUser, tokens.RevocationLifetime, TimeProvider.System);
         // No token asks here: the developer at the database's own machine is trusted, as the token command trusts them.
-        var created = await new PostgresKoboLinkStore(dataSource).CreateAsync(user, linkingDevice, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
+        var created = await store.CreateAsync(user, linkingDevice, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
         if (created.Outcome == KoboLinkOutcome.NoSuchUser)
         {
             error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"User {user} does not exist in the database."));

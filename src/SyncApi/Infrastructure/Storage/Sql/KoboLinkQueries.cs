@@ -18,6 +18,9 @@ internal static class KoboLinkQueries
     /// <summary>The most rows a user can hold, so one page of the list holds them all.</summary>
     public const int MaxLinksPerUser = MaxLiveLinksPerUser + MaxRevokedLinksPerUser;
 
+    /// <summary>The key that tags link secrets (Migrations/0012_kobo_link_key.sql).</summary>
+    public const string SecretKey = "SELECT secret_key FROM kobo_link_keys WHERE id = 1";
+
     /// <summary>
     /// A link's public handle: the first bytes of the SHA-256 of its secret's hash, in hex. It names the
     /// link for listing and revoking, and says nothing about the secret or its stored hash.

@@ -14,6 +14,11 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// </summary>
 public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLinkStore
 {
+    private byte[]? _secretKey;
+
+    public ValueTask<byte[]> SecretKeyAsync(CancellationToken cancellationToken) =>
+        _secretKey is { } known ? ValueTask.FromResult(known) : new ValueTask<byte[]>(ReadSecretKeyAsync(cancellationToken));
+
     public Task<KoboLinkCreation> CreateAsync(
         UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
         CreateCoreAsync(dataSource, user, linkingDeviceId, secretHash, bounds, revokedFrom, cancellationToken);
@@ -31,6 +36,16 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         command.Parameters.Add(new NpgsqlParameter<byte[]> { TypedValue = linkId });
         await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         return await reader.ReadAsync(cancellationToken).ConfigureAwait(false) ? reader.GetFieldValue<byte[]>(0) : null;
+    }
+
+    private async Task<byte[]> ReadSecretKeyAsync(CancellationToken cancellationToken)
+    {
+        await using var command = dataSource.CreateCommand(KoboLinkQueries.SecretKey);
+        var key = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as byte[]
+            ?? throw new InvalidOperationException("The database holds no Kobo link key (kobo_link_keys): its migrations have not run.");
+        // Never changes: every caller may keep the first value read.
+        _secretKey = key;
+        return key;
     }
 
     /// <summary>The secret hashes of the links revoked at or after <paramref name="since"/>, with the newest revocation time among them.</summary>

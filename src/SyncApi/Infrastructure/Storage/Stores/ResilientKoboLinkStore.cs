@@ -22,6 +22,9 @@ public sealed class ResilientKoboLinkStore(PostgresKoboLinkStore store, StorageP
             static (s, ct) => s.store.CreateAsync(s.user, s.linkingDeviceId, s.secretHash, s.bounds, s.revokedFrom, ct),
             cancellationToken);
 
+    /// <summary>Outside the pipelines, as <see cref="LookUpAsync"/>: the look-ups read it first, once.</summary>
+    public ValueTask<byte[]> SecretKeyAsync(CancellationToken cancellationToken) => store.SecretKeyAsync(cancellationToken);
+
     public Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken) =>
         DatabaseCancellation.RunAsync((store, secretHash), static (s, ct) => s.store.LookUpAsync(s.secretHash, ct), cancellationToken);
 
