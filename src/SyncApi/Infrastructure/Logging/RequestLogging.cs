@@ -12,7 +12,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 /// route template, status and duration. The route template is logged rather than the path and query,
 /// so user numbers, cursors and other client values stay out; the package's own <c>RequestPath</c>
 /// property is not written. Endpoints marked <see cref="ExcludeFromRequestTelemetry"/> (the metrics
-/// scrape) get no line.
+/// scrape) get no line. A refused request (4xx, 503) writes at most one line, and past
+/// <c>RequestLog:RefusedLinesPerSecond</c> none (<see cref="RefusedRequestLines"/>): a flood of refusals is
+/// counted and summed up instead. A 503 is the service shedding load as designed: Warning; Error is kept
+/// for failures (500, an exception).
 /// </summary>
 internal static class RequestLogging
 {
@@ -21,23 +24,34 @@ internal static class RequestLogging
     /// <summary>Below <see cref="LogEventLevel.Verbose"/>: no minimum level lets it through, so no line is even built.</summary>
     private const LogEventLevel Never = (LogEventLevel)(-1);
 
-    public static IApplicationBuilder UseRequestLogging(this IApplicationBuilder app) =>
-        app.UseSerilogRequestLogging(options =>
+    public static IApplicationBuilder UseRequestLogging(this IApplicationBuilder app)
+    {
+        var refusals = app.ApplicationServices.GetRequiredService<RefusedRequestLines>();
+        return app.UseSerilogRequestLogging(options =>
         {
             options.Logger = app.ApplicationServices.GetRequiredService<Serilog.ILogger>();
             options.MessageTemplate = MessageTemplate;
-            options.GetLevel = Level;
+            options.GetLevel = (context, elapsedMs, error) => Level(context, error, refusals);
             options.GetMessageTemplateProperties = Properties;
         });
+    }
 
-    private static LogEventLevel Level(HttpContext context, double elapsedMs, Exception? error)
+    private static LogEventLevel Level(HttpContext context, Exception? error, RefusedRequestLines refusals)
     {
         if (AnsweringEndpoint.Of(context)?.Metadata.GetMetadata<ExcludeFromRequestTelemetry>() is not null)
         {
             return Never;
         }
 
-        return error is not null || context.Response.StatusCode >= 500 ? LogEventLevel.Error : LogEventLevel.Information;
+        var status = context.Response.StatusCode;
+        if (error is null && RefusedRequestLines.IsRefusal(status))
+        {
+            return !refusals.TryTake(status) ? Never
+                : status == StatusCodes.Status503ServiceUnavailable ? LogEventLevel.Warning
+                : LogEventLevel.Information;
+        }
+
+        return error is not null || status >= 500 ? LogEventLevel.Error : LogEventLevel.Information;
     }
 
     private static IEnumerable<LogEventProperty> Properties(HttpContext context, string requestPath, double elapsedMs, int statusCode) =>

@@ -1,3 +1,5 @@
+using Kobo.Sync.SyncApi.Extensions;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Serilog;
 using Serilog.Core;
 using Serilog.Extensions.Hosting;
@@ -31,6 +33,7 @@ internal static class SerilogSetup
         ["Serilog:MinimumLevel:Override:Microsoft.AspNetCore"] = "Warning",
         ["Serilog:MinimumLevel:Override:Microsoft.Hosting.Lifetime"] = "Information",
         ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.DeviceTokenHandler"] = "Warning",
+        ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.KoboLinkHandler"] = "Warning",
         ["Serilog:MinimumLevel:Override:Grpc.AspNetCore.Server.ServerCallHandler"] = "Fatal",
     };
 
@@ -43,6 +46,10 @@ internal static class SerilogSetup
         var isDevelopment = builder.Environment.IsDevelopment();
 
         builder.Logging.ClearProviders();
+        builder.Services.AddValidatedOptions<RequestLogOptions>(RequestLogOptions.SectionName);
+        builder.Services.TryAddSingleton(TimeProvider.System);
+        builder.Services.AddSingleton<RefusedRequestLines>();
+        builder.Services.AddHostedService<RefusedRequestSummary>();
 
         // No logging scopes. Serilog is plugged in as a provider of ASP.NET Core's own logger factory,
         // not as a replacement of it (Serilog.Extensions.Hosting's AddSerilog), because only that

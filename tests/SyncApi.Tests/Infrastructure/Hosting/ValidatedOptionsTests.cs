@@ -47,6 +47,27 @@ public sealed class ValidatedOptionsTests
         Assert.Contains(message, failure.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("Proxies:TrustedNetworks:0", "balancer.internal", "Proxies:TrustedNetworks:0: 'balancer.internal' is neither an IP address nor a network")]
+    [InlineData("Proxies:TrustedNetworks:0", "10.0.0.0/33", "Proxies:TrustedNetworks:0: '10.0.0.0/33' is neither")]
+    [InlineData("Proxies:TrustedNetworks:0", "0.0.0.0/0", "Proxies:TrustedNetworks:0: '0.0.0.0/0' trusts every address")]
+    public async Task AProxySettingThatCannotWorkStopsTheStartNamingTheKey(string key, string value, string message)
+    {
+        var failure = await StartFailureAsync<ProxiesOptions>(key, value, builder => builder.AddServiceDefaults());
+
+        Assert.Contains(message, failure.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("RequestLog:RefusedLinesPerSecond", "-1", "RequestLog:RefusedLinesPerSecond must be from 0 to 100000")]
+    [InlineData("RequestLog:RefusedSummarySeconds", "0", "RequestLog:RefusedSummarySeconds must be from 1 to 3600")]
+    public async Task ARequestLogSettingOutOfRangeStopsTheStartNamingTheKey(string key, string value, string message)
+    {
+        var failure = await StartFailureAsync<Kobo.Sync.SyncApi.Infrastructure.Logging.RequestLogOptions>(key, value, builder => builder.AddServiceDefaults());
+
+        Assert.Contains(message, failure.Message, StringComparison.Ordinal);
+    }
+
     /// <summary>Storage, live pull and the device APIs all read section Sync; whichever is added binds and checks it, once.</summary>
     [Fact]
     public async Task TheSyncSectionIsCheckedOnceWhenEveryPartThatReadsItIsAdded()
