@@ -22,6 +22,8 @@
 #   Storage__ConnectionString  required: the database both instances share (neither may own it, so
 #                              the service's embedded PostgreSQL is not used)
 #   Auth__SigningKey, Paging__CursorKey, and any other service setting: passed on to both instances
+#   Proxies__TrustedNetworks__0 the balancer the instances believe X-Forwarded-For from, default
+#                              127.0.0.1 (HAProxy here, on loopback)
 #   KOBO_SYNCAPI_DLL           default src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
 #   KOBO_HAPROXY_DIR           run directory (config, pids, logs), default /tmp/kobo-sync-haproxy
 #   KOBO_HAPROXY_PORT          the front (REST), default 6300
@@ -83,6 +85,7 @@ start_instance() {
   cd "$(dirname "$DLL")"
   ASPNETCORE_ENVIRONMENT="${ASPNETCORE_ENVIRONMENT:-Production}" \
   Demo__Seed="${Demo__Seed:-false}" \
+  Proxies__TrustedNetworks__0="${Proxies__TrustedNetworks__0:-127.0.0.1}" \
   Endpoints__Rest="http://127.0.0.1:${REST_PORTS[$i]}" \
   Endpoints__Grpc="http://127.0.0.1:${GRPC_PORTS[$i]}" \
     nohup dotnet "$DLL" >> "$DIR/instance$n.log" 2>&1 < /dev/null &

@@ -15,6 +15,12 @@ locals {
 
 data "aws_region" "current" {}
 
+# The load balancer's subnets: the instances believe X-Forwarded-For only from these addresses.
+data "aws_subnet" "lb" {
+  for_each = toset(var.lb_subnet_ids)
+  id       = each.value
+}
+
 data "aws_ssm_parameter" "ubuntu_ami" {
   name = "/aws/service/canonical/ubuntu/server/24.04/stable/current/${var.arch == "arm64" ? "arm64" : "amd64"}/hvm/ebs-gp3/ami-id"
 }
@@ -217,6 +223,7 @@ data "cloudinit_config" "syncapi" {
       app_user                = var.app_user
       signing_key_secret_arn  = var.signing_key_secret_arn
       cursor_key_secret_arn   = var.cursor_key_secret_arn
+      lb_subnet_cidrs         = sort(distinct([for subnet in data.aws_subnet.lb : subnet.cidr_block]))
     })
   }
 }
@@ -319,6 +326,8 @@ resource "aws_lb" "this" {
   subnets                    = var.lb_subnet_ids
   security_groups            = [aws_security_group.lb.id]
   drop_invalid_header_fields = true
+  # The device's address is appended to X-Forwarded-For; the instances read that last entry only.
+  xff_header_processing_mode = "append"
   # Above the longest REST live pull (wait=60 sends nothing until it answers); gRPC watches send
   # heartbeats (docs/operations.md, "Live pull").
   idle_timeout = 75
