@@ -60,6 +60,7 @@ internal sealed class KoboLinkLookups : IDisposable
     private readonly TimeSpan _refill;
     private long _storeReads;
     private byte[]? _secretKey;
+    private Task<byte[]?>? _secretKeyRead;
 
     public KoboLinkLookups(IKoboLinkStore links, KoboLinkCache cache, IOptions<KoboOptions> options, TimeProvider clock)
     {
@@ -94,7 +95,7 @@ internal sealed class KoboLinkLookups : IDisposable
 
     public async ValueTask<KoboLinkLookup> FindAsync(string secret, IPAddress? client, CancellationToken cancellationToken)
     {
-        if ((_secretKey ?? await ReadSecretKeyAsync(cancellationToken).ConfigureAwait(false)) is not { } secretKey)
+        if ((_secretKey ?? await SecretKeyAsync(cancellationToken).ConfigureAwait(false)) is not { } secretKey)
         {
             return Busy();
         }
@@ -171,24 +172,36 @@ internal sealed class KoboLinkLookups : IDisposable
     }
 
     /// <summary>
-    /// The store's link key, read once, in a look-up slot and within the look-up budget (the first
-    /// look-ups after a start wait on it); null when it could not be read now.
+    /// The store's link key. One read at a time for every caller (the first look-ups after a start wait on
+    /// it, each for at most its own budget); null when it could not be read now, and the next caller reads again.
     /// </summary>
-    private async Task<byte[]?> ReadSecretKeyAsync(CancellationToken cancellationToken)
+    private async Task<byte[]?> SecretKeyAsync(CancellationToken cancellationToken)
     {
-        using var budget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        budget.CancelAfter(_timeout);
+        var read = Volatile.Read(ref _secretKeyRead);
+        if (read is null || (read.IsCompleted && read.Result is null))
+        {
+            _ = Interlocked.CompareExchange(ref _secretKeyRead, ReadSecretKeyAsync(), read);
+            read = Volatile.Read(ref _secretKeyRead)!;
+        }
+
         try
         {
-            using var slot = await _slots.AcquireAsync(1, budget.Token).ConfigureAwait(false);
-            if (!slot.IsAcquired)
-            {
-                return null;
-            }
+            return await read.WaitAsync(_timeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            return null;
+        }
+    }
 
+    private async Task<byte[]?> ReadSecretKeyAsync()
+    {
+        using var budget = new CancellationTokenSource(_timeout);
+        try
+        {
             return _secretKey = await _links.SecretKeyAsync(budget.Token).ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+        catch (OperationCanceledException)
         {
             return null;
         }
