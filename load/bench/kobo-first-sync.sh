@@ -11,6 +11,8 @@
 #   load/bench/kobo-first-sync.sh [--books 60000] [--highlights 20000] [--reading-states 2000] [--rounds 3] [--port 5490]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=load/bench/lib.sh
+. load/bench/lib.sh
 
 books=60000 highlights=20000 states=2000 rounds=3 port=5490
 while [ $# -gt 0 ]; do
@@ -29,12 +31,6 @@ work=$(mktemp -d /tmp/kobo-first-sync.XXXXXX)
 chmod 755 "$work"
 url="http://127.0.0.1:$port"
 pg_port=$((port + 2))
-export ASPNETCORE_ENVIRONMENT=Production
-export Auth__SigningKey=bench-signing-key-that-is-at-least-32-bytes
-export Paging__CursorKey=bench-cursor-key-that-is-at-least-32-bytes-long
-export Endpoints__Rest="$url" Endpoints__Grpc="http://127.0.0.1:$((port + 1))"
-export Storage__Embedded__DataDirectory="$work/postgres" Storage__Embedded__Port="$pg_port"
-export Demo__Seed=false Kobo__PublicBaseUrl="$url"
 # Pages back to back, as fast as the service answers them: the link's own request budget (50 a
 # second by default, a device's pace) is lifted so that the figures are the service's, not the limiter's.
 export Admission__PerKoboLinkRequestsPerSecond=1000 Admission__PerKoboLinkBurst=1000
@@ -50,14 +46,7 @@ dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
 dll=src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
 
 echo "==> starting the service on $url (embedded PostgreSQL on port $pg_port, data in $work)"
-timeout 3600 dotnet "$dll" >"$work/service.log" 2>&1 &
-service_pid=$!
-for _ in $(seq 1 120); do
-  curl -fsS -o /dev/null "$url/healthz/ready" 2>/dev/null && break
-  kill -0 "$service_pid" 2>/dev/null || { cat "$work/service.log" >&2; exit 2; }
-  sleep 1
-done
-curl -fsS -o /dev/null "$url/healthz/ready" || { echo "the service did not become ready" >&2; exit 2; }
+bench_start_embedded "$dll" "$work" "$port"
 pg="host=127.0.0.1 port=$pg_port dbname=kobo_sync user=kobo password=$(cat "$work/postgres/kobo-sync.password")"
 
 echo "==> user 1: $books owned books, $highlights highlights, $states reading states"

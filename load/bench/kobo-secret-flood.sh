@@ -15,6 +15,8 @@
 # PostgreSQL are stopped at the end.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# shellcheck source=load/bench/lib.sh
+. load/bench/lib.sh
 
 dll="" seconds=20 connections=64 links=20 addresses=20000 port=5590
 usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -44,12 +46,7 @@ work=$(mktemp -d /tmp/kobo-secret-flood.XXXXXX)
 chmod 755 "$work"
 url="http://127.0.0.1:$port"
 pg_port=$((port + 2))
-export ASPNETCORE_ENVIRONMENT=Production
-export Auth__SigningKey=bench-signing-key-that-is-at-least-32-bytes
-export Paging__CursorKey=bench-cursor-key-that-is-at-least-32-bytes-long
-export Endpoints__Rest="$url" Endpoints__Grpc="http://127.0.0.1:$((port + 1))"
-export Storage__Embedded__DataDirectory="$work/postgres" Storage__Embedded__Port="$pg_port"
-export Demo__Seed=false Kobo__PublicBaseUrl="$url" Proxies__TrustedNetworks__0=127.0.0.1
+export Proxies__TrustedNetworks__0=127.0.0.1
 service_pid=""
 stop() {
   if [ -n "$service_pid" ]; then kill -INT "$service_pid" 2>/dev/null || true; wait "$service_pid" 2>/dev/null || true; fi
@@ -57,14 +54,7 @@ stop() {
 }
 trap stop EXIT
 
-timeout 1800 dotnet "$dll" >"$work/service.log" 2>&1 &
-service_pid=$!
-for _ in $(seq 1 120); do
-  curl -fsS -o /dev/null "$url/healthz/ready" 2>/dev/null && break
-  kill -0 "$service_pid" 2>/dev/null || { cat "$work/service.log" >&2; exit 2; }
-  sleep 1
-done
-curl -fsS -o /dev/null "$url/healthz/ready" || { echo "the service did not become ready" >&2; exit 2; }
+bench_start_embedded "$dll" "$work" "$port"
 password=$(cat "$work/postgres/kobo-sync.password")
 pg="host=127.0.0.1 port=$pg_port dbname=kobo_sync user=kobo password=$password"
 psql "$pg" -v ON_ERROR_STOP=1 -qX -c "INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, $links) n ON CONFLICT DO NOTHING"
@@ -77,10 +67,7 @@ for n in $(seq 1 "$links"); do
 done
 grep -c "^$url/kobo/" "$work/links" | grep -qx "$links" || { echo "not every link was made:" >&2; cat "$work/links" >&2; exit 2; }
 
-# The service process itself (the child of timeout).
-dotnet_pid=$(pgrep -P "$service_pid" | head -n1)
-[ -n "$dotnet_pid" ] || { echo "cannot find the service's process" >&2; exit 2; }
-ticks() { awk '{ print $14 + $15 }' "/proc/$dotnet_pid/stat"; }
+ticks() { bench_own_ticks "$service_process"; }
 hz=$(getconf CLK_TCK)
 cpu_before=$(ticks)
 log_before=$(stat -c %s "$work/service.log")

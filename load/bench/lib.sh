@@ -7,6 +7,31 @@
 bench_free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 
 # Refuses any target outside loopback (127.0.0.0/8, localhost).
+# bench_start_embedded DLL DIR PORT: a build of the service in production mode, no demo seed, on its
+# embedded PostgreSQL (data in DIR/postgres, port PORT+2), REST on 127.0.0.1:PORT and gRPC on PORT+1,
+# logging to DIR/service.log, with bench keys; other settings come from the caller's environment. Sets
+# service_pid (the timeout wrapper, at most an hour) and service_process (the service itself); exits 2,
+# with the log, when it does not become ready within two minutes.
+bench_start_embedded() {
+  local dll="$1" dir="$2" port="$3"
+  export ASPNETCORE_ENVIRONMENT=Production
+  export Auth__SigningKey=bench-signing-key-that-is-at-least-32-bytes
+  export Paging__CursorKey=bench-cursor-key-that-is-at-least-32-bytes-long
+  export Endpoints__Rest="http://127.0.0.1:$port" Endpoints__Grpc="http://127.0.0.1:$((port + 1))"
+  export Storage__Embedded__DataDirectory="$dir/postgres" Storage__Embedded__Port="$((port + 2))"
+  export Demo__Seed=false Kobo__PublicBaseUrl="http://127.0.0.1:$port"
+  timeout 3600 dotnet "$dll" >"$dir/service.log" 2>&1 &
+  service_pid=$!
+  for _ in $(seq 1 120); do
+    curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz/ready" 2>/dev/null && break
+    kill -0 "$service_pid" 2>/dev/null || { cat "$dir/service.log" >&2; exit 2; }
+    sleep 1
+  done
+  curl -fsS -o /dev/null "http://127.0.0.1:$port/healthz/ready" || { echo "the service did not become ready" >&2; exit 2; }
+  service_process=$(pgrep -P "$service_pid" | head -n1)
+  [ -n "$service_process" ] || { echo "cannot find the service's process" >&2; exit 2; }
+}
+
 bench_require_loopback() {
   case "$1" in http://127.*|http://localhost*) ;; *) echo "refusing a non-loopback target: $1" >&2; exit 2 ;; esac
 }
