@@ -60,8 +60,38 @@ public sealed class AdmissionOptions
     [Range(typeof(long), "65536", "9223372036854775807", ErrorMessage = "Admission:PerDeviceBodyBytes must be at least {1}.")]
     public long PerDeviceBodyBytes { get; set; } = 32L * 1024 * 1024;
 
-    /// <summary>Bytes of request bodies this instance holds at once for all devices; past it a body is refused (503).</summary>
+    /// <summary>
+    /// Bytes of request bodies beyond their first 64 KiB (<see cref="SmallBodyBytes"/>) this instance holds at
+    /// once for all devices; past it a large body is refused (503). Small bodies never need it.
+    /// </summary>
     public long BodyBytes { get; set; } = 256L * 1024 * 1024;
+
+    /// <summary>
+    /// Bytes of request bodies one user may have held by this instance at once, all their devices and Kobo
+    /// links together; past it 429. At least <see cref="PerDeviceBodyBytes"/>, so any one request fits.
+    /// </summary>
+    [Range(typeof(long), "65536", "9223372036854775807", ErrorMessage = "Admission:PerUserBodyBytes must be at least {1}.")]
+    public long PerUserBodyBytes { get; set; } = 64L * 1024 * 1024;
+
+    /// <summary>
+    /// A reserve of its own for the first 64 KiB of every body, which is every read's and most writes' whole
+    /// body: a small body never waits on the large ones filling <see cref="BodyBytes"/>. A first chunk finds
+    /// room in <see cref="BodyBytes"/> when the reserve is full.
+    /// </summary>
+    [Range(typeof(long), "65536", "9223372036854775807", ErrorMessage = "Admission:SmallBodyBytes must be at least {1}.")]
+    public long SmallBodyBytes { get; set; } = 32L * 1024 * 1024;
+
+    /// <summary>
+    /// A body that has not ended must bring at least <see cref="BodyProgressMinBytes"/> within every window
+    /// of this many milliseconds, or it is cut (408 / DEADLINE_EXCEEDED) and what it held is given back: a
+    /// body that stops arriving, or trickles, holds nothing for longer than this, whatever came before.
+    /// </summary>
+    [Range(1000, 600_000, ErrorMessage = "Admission:BodyProgressWindowMs must be from {1} to {2}.")]
+    public int BodyProgressWindowMs { get; set; } = 10_000;
+
+    /// <summary>The least a body must bring within each <see cref="BodyProgressWindowMs"/> (16 KiB: 1.6 KB/s).</summary>
+    [Range(1, int.MaxValue, ErrorMessage = "Admission:BodyProgressMinBytes must be at least {1}.")]
+    public int BodyProgressMinBytes { get; set; } = 16 * 1024;
 
     /// <summary>
     /// An answer waits on the device's network outside the admission slots, for at most this long plus

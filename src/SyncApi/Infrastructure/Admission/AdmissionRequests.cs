@@ -11,6 +11,10 @@ internal static class AdmissionRequests
     public static string? DeviceOf(HttpContext context) =>
         context.User.Identity is DeviceIdentity { IsAuthenticated: true } device ? device.DeviceKey : null;
 
+    /// <summary>The authenticated caller's user, as text (the key of the user's shares); null as <see cref="DeviceOf"/>.</summary>
+    public static string? UserOf(HttpContext context) =>
+        context.User.Identity is DeviceIdentity { IsAuthenticated: true } device ? device.Caller.User.ToString() : null;
+
     /// <summary>A gRPC method whose answer is a stream of messages written as they come (never buffered whole).</summary>
     public static bool StreamsAnswer(HttpContext context) =>
         GrpcMethodType(context) is MethodType.ServerStreaming or MethodType.DuplexStreaming;

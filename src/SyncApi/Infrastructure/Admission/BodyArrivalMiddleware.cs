@@ -2,6 +2,7 @@ using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Microsoft.AspNetCore.Http.Features;
+using Microsoft.Extensions.Options;
 using GrpcStatusCode = Grpc.Core.StatusCode;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
@@ -15,14 +16,21 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// 768 KiB a stream, so a larger body could never finish arriving.
 /// What a device may hold is bounded: the endpoint's largest body (gRPC: one message of
 /// <see cref="GrpcExtensions.MaxReceiveMessageSize"/>; REST: the endpoint's request size limit), the
-/// device's share of body bytes (429) and the instance's budget (503), see <see cref="DeviceLoads"/>.
-/// How long a body may take is bounded by Kestrel's minimum data rate and the device's request bound.
-/// Unauthenticated requests never get here with a body: they are refused before it is read.
+/// device's and its user's shares of body bytes (429) and the instance's budgets (503), where small
+/// bodies have a reserve large ones cannot take (see <see cref="DeviceLoads"/>). How long a body may take
+/// is bounded by what it brings lately: at least <c>Admission:BodyProgressMinBytes</c> in every
+/// <c>Admission:BodyProgressWindowMs</c>, or it is cut (408 / DEADLINE_EXCEEDED), as well as by Kestrel's
+/// minimum data rate. Unauthenticated requests never get here with a body: they are refused before it is read.
 /// </summary>
-internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads loads)
+internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads loads, IOptions<AdmissionOptions> options)
 {
+    private readonly ArrivedBody.Progress _progress = new(
+        TimeSpan.FromMilliseconds(options.Value.BodyProgressWindowMs), options.Value.BodyProgressMinBytes);
+
     /// <summary>A gRPC message's length prefix: the compressed flag and four bytes of length.</summary>
     private const int GrpcFrameHeaderBytes = 5;
+
+    private const string StalledDetail = "The request body stopped arriving; send it again.";
 
     // A request without a body (every read) passes straight through, with no asynchronous step of its own.
     public Task InvokeAsync(HttpContext context) =>
@@ -38,7 +46,7 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
         var limit = grpc
             ? GrpcExtensions.MaxReceiveMessageSize + GrpcFrameHeaderBytes
             : context.Features.Get<IHttpMaxRequestBodySizeFeature>()?.MaxRequestBodySize ?? long.MaxValue;
-        using var body = new ArrivedBody(loads, device);
+        using var body = new ArrivedBody(loads, device, AdmissionRequests.UserOf(context)!, _progress);
         ArrivedBody.Outcome outcome;
         try
         {
@@ -65,9 +73,20 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
                 await AdmissionRejection.WriteDeviceShareAsync(context, "device holds its share of request bodies",
                     "This device is sending too many request bodies at once; retry later.");
                 return;
+            case ArrivedBody.Outcome.OverUserShare:
+                await AdmissionRejection.WriteDeviceShareAsync(context, "user holds its share of request bodies",
+                    "This account's devices are sending too many request bodies at once; retry later.");
+                return;
             case ArrivedBody.Outcome.OverInstanceBudget:
                 await AdmissionRejection.WriteOverloadedAsync(context, "request bodies over the instance's budget");
                 return;
+            case ArrivedBody.Outcome.Stalled when grpc:
+                GrpcResponses.WriteTrailersOnly(context, GrpcStatusCode.DeadlineExceeded, StalledDetail);
+                return;
+            case ArrivedBody.Outcome.Stalled:
+                // The rest of the body will not be read: the connection is closed after this answer.
+                context.Response.Headers.Connection = "close";
+                throw new BadHttpRequestException(StalledDetail, StatusCodes.Status408RequestTimeout);
         }
 
         var restore = body.Install(context);
