@@ -97,6 +97,21 @@ public sealed class StorageRegistrationTests
             Assert.DoesNotContain(sized.Lines, l => l.Contains("more than the server's", StringComparison.Ordinal));
         }
 
+        await using (var withReads = await StartAsync(new LogLines(), new()
+        {
+            ["Storage:ConnectionString"] = db.ConnectionString,
+            ["Storage:ReadConnectionString"] = db.ConnectionString,
+            ["Storage:Instances"] = "4",
+        }))
+        {
+            var share = (budget / 4) - 1; // less the change listener's
+            var writes = new NpgsqlConnectionStringBuilder(withReads.Services.GetRequiredService<NpgsqlDataSource>().ConnectionString);
+            var reads = new NpgsqlConnectionStringBuilder(
+                withReads.Services.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey).ConnectionString);
+            Assert.Equal((share - (share / 2), share / 2), (writes.MaxPoolSize, reads.MaxPoolSize));
+            Assert.Equal(reads.MaxPoolSize, reads.MinPoolSize);
+        }
+
         var oversized = new LogLines();
         await using var explicitMax = await StartAsync(oversized, new()
         {
