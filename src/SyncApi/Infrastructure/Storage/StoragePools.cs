@@ -71,7 +71,8 @@ public sealed partial class StoragePools(
             Pooling = false,
             ApplicationName = "kobo-sync-start",
         };
-        builder.Timeout = Math.Min(builder.Timeout, LimitsTimeoutSeconds);
+        // 0 would wait for ever: never longer than the bound here.
+        builder.Timeout = builder.Timeout is > 0 and < LimitsTimeoutSeconds ? builder.Timeout : LimitsTimeoutSeconds;
         builder.CommandTimeout = LimitsTimeoutSeconds;
         if (builder.Host?.Contains(',', StringComparison.Ordinal) == true
             && !connectionString.Contains("Target Session Attributes", StringComparison.OrdinalIgnoreCase)
