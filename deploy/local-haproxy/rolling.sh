@@ -22,6 +22,9 @@
 #   Storage__ConnectionString  required: the database both instances share (neither may own it, so
 #                              the service's embedded PostgreSQL is not used)
 #   Auth__SigningKey, Paging__CursorKey, and any other service setting: passed on to both instances
+#   Storage__Instances         how many instances share the database, default 2 (an upgrade stops one
+#                              before it starts it again): each sizes its pools to its share of the
+#                              server's max_connections
 #   Proxies__TrustedNetworks__0 the balancer the instances believe X-Forwarded-For from, default
 #                              127.0.0.1 (HAProxy here, on loopback)
 #   KOBO_SYNCAPI_DLL           default src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
@@ -85,6 +88,7 @@ start_instance() {
   cd "$(dirname "$DLL")"
   ASPNETCORE_ENVIRONMENT="${ASPNETCORE_ENVIRONMENT:-Production}" \
   Demo__Seed="${Demo__Seed:-false}" \
+  Storage__Instances="${Storage__Instances:-${#INSTANCES[@]}}" \
   Proxies__TrustedNetworks__0="${Proxies__TrustedNetworks__0:-127.0.0.1}" \
   Endpoints__Rest="http://127.0.0.1:${REST_PORTS[$i]}" \
   Endpoints__Grpc="http://127.0.0.1:${GRPC_PORTS[$i]}" \

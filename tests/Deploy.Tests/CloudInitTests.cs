@@ -243,6 +243,8 @@ public sealed partial class CloudInitTests : IDisposable
         var syncApi = File.ReadAllText(Render("syncapi-ecr"));
 
         Assert.Contains("Demo__Seed=false", syncApi, StringComparison.Ordinal);
+        // Each instance sizes its pools to its share of the primary: the group's most instances.
+        Assert.Contains("Storage__Instances=6\n", syncApi, StringComparison.Ordinal);
         // Only the load balancer's subnets are trusted to forward a device's address.
         Assert.Contains("Proxies__TrustedNetworks__0=10.40.128.0/20\n", syncApi, StringComparison.Ordinal);
         Assert.Contains("Proxies__TrustedNetworks__1=10.40.144.0/20\n", syncApi, StringComparison.Ordinal);
@@ -384,6 +386,7 @@ public sealed partial class CloudInitTests : IDisposable
           signing_key_secret_arn        = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/syncapi-signing-key-AbCdEf"
           cursor_key_secret_arn         = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/syncapi-cursor-key-AbCdEf"
           lb_subnet_cidrs               = ["10.40.128.0/20", "10.40.144.0/20"]
+          instances                     = 6
         }
         """;
 

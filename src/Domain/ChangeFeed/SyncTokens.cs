@@ -16,7 +16,10 @@ namespace Kobo.Sync.Domain.ChangeFeed;
 /// were pulled) is still accepted: its collection position is the start. So is a format "2" token
 /// (<c>"2|hseq|eseq|ebook|pages in sync|id suffix"</c>, issued before reading states were pulled): its
 /// reading state and collection positions are the start.
-/// The tag's domain ("sync-token") differs from the page cursors', so one never passes for the other.
+/// The tag's domain ("sync-token") differs from the page cursors', so one never passes for the other,
+/// and each <see cref="SyncTokenKind"/> signs in a domain of its own: a token of the native change feed
+/// does not open as a Kobo library sync token, nor the other way round, since each stream moves its
+/// position past changes the other does not deliver.
 /// </summary>
 /// <param name="key">At least 32 bytes (<see cref="SignedEnvelope"/>); every instance of the service must use the same key.</param>
 public sealed class SyncTokens(byte[] key)
@@ -28,7 +31,7 @@ public sealed class SyncTokens(byte[] key)
     private const string FormatBeforeReadingStates = "2";
     private readonly SignedEnvelope _envelope = new(key);
 
-    public string Issue(UserNo user, SyncPosition position)
+    public string Issue(UserNo user, SyncPosition position, SyncTokenKind kind = SyncTokenKind.ChangeFeed)
     {
         var prefix = HighlightId.UserPrefix(user);
         var suffix = position.HighlightId.Length == 0 ? string.Empty
@@ -37,13 +40,16 @@ public sealed class SyncTokens(byte[] key)
         var payload = Encoding.UTF8.GetBytes(string.Join('|',
             FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync),
             Number(position.ReadingSeq), Number(position.ReadingBook), Number(position.CollectionSeq), position.CollectionId.ToString("N"), suffix));
-        return _envelope.Seal(Context(user), payload);
+        return _envelope.Seal(Context(user, kind), payload);
     }
 
-    /// <summary>The position the token names, or an <see cref="InvalidRequestException"/> for field "since".</summary>
-    public SyncPosition Resolve(UserNo user, string token)
+    /// <summary>
+    /// The position the token names, or an <see cref="InvalidRequestException"/> for field "since" (a token
+    /// of another kind among them).
+    /// </summary>
+    public SyncPosition Resolve(UserNo user, string token, SyncTokenKind kind = SyncTokenKind.ChangeFeed)
     {
-        var payload = _envelope.Open(Context(user), token, MaxTokenLength) ?? throw Tampered();
+        var payload = _envelope.Open(Context(user, kind), token, MaxTokenLength) ?? throw Tampered();
 
         // Signed by this service, so well formed; checked anyway rather than trusted blindly.
         var parts = Encoding.UTF8.GetString(payload).Split('|');
@@ -80,11 +86,29 @@ public sealed class SyncTokens(byte[] key)
         return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync, readingSeq, readingBook, collectionSeq, collectionId);
     }
 
-    /// <summary>What the tag covers besides the payload: the token's purpose and its user.</summary>
-    private static byte[] Context(UserNo user) => Encoding.UTF8.GetBytes("sync-token\n" + user + "\n");
+    /// <summary>
+    /// What the tag covers besides the payload: the token's purpose, its kind and its user. The change
+    /// feed's domain is the one its tokens were always signed in, so the tokens devices hold stay valid.
+    /// </summary>
+    private static byte[] Context(UserNo user, SyncTokenKind kind) => Encoding.UTF8.GetBytes(kind switch
+    {
+        SyncTokenKind.ChangeFeed => "sync-token\n" + user + "\n",
+        SyncTokenKind.KoboLibrary => "kobo-library-sync-token\n" + user + "\n",
+        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, "Not a sync token kind."),
+    });
 
     private static string Number(long value) => value.ToString(CultureInfo.InvariantCulture);
 
     private static InvalidRequestException Tampered() =>
         new(Field, "The sync token is not valid: pass back, unchanged, a syncToken this service returned to this user, or none for a full sync.");
+}
+
+/// <summary>Which stream a sync token belongs to; a token opens only in the stream that issued it.</summary>
+public enum SyncTokenKind
+{
+    /// <summary>The native change feed (REST and gRPC pulls, <c>WatchChanges</c>): highlights, ownership, reading states, collections.</summary>
+    ChangeFeed,
+
+    /// <summary>The Kobo library sync (<c>/v1/library/sync</c>): ownership, reading states and collections, no highlights.</summary>
+    KoboLibrary,
 }

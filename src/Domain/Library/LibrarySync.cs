@@ -9,8 +9,8 @@ namespace Kobo.Sync.Domain.Library;
 /// <summary>
 /// Library sync for reading devices that pull their library alone (the Kobo protocol): a delta pull of
 /// the user's ownership, reading state and collection changes in pages (highlights travel apart), positions carried in the service's own signed sync token
-/// (<see cref="SyncTokens"/>), wrapped with <see cref="TokenPrefix"/> so that it is told apart from the
-/// tokens other servers hand out. A missing, foreign, altered, expired or another user's token starts
+/// (<see cref="SyncTokens"/>, of kind <see cref="SyncTokenKind.KoboLibrary"/>, so a native change feed token never opens here), wrapped with <see cref="TokenPrefix"/> so that it is told apart from the
+/// tokens other servers hand out. A missing, foreign, altered, expired, another user's or another kind's token starts
 /// a full sync: never an error, since a device that cannot sync cannot recover on its own. A page ends
 /// at <see cref="PageSize"/> items, or earlier when the next would take it past the <see cref="PageBudget"/>.
 /// </summary>
@@ -73,7 +73,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         }
 
         next = next with { PagesInSync = hasMore ? position.PagesInSync + 1 : 0 };
-        return new LibraryPage(books, states, TokenPrefix + tokens.Issue(user, next), hasMore, position.IsStart)
+        return new LibraryPage(books, states, TokenPrefix + tokens.Issue(user, next, SyncTokenKind.KoboLibrary), hasMore, position.IsStart)
         {
             PageOfSync = position.PagesInSync + 1,
             Collections = collections,
@@ -102,7 +102,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
 
         try
         {
-            return tokens.Resolve(user, syncToken[TokenPrefix.Length..]);
+            return tokens.Resolve(user, syncToken[TokenPrefix.Length..], SyncTokenKind.KoboLibrary);
         }
         catch (InvalidRequestException)
         {

@@ -29,12 +29,12 @@ public static class StorageExtensions
         services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
 
         services.AddSingleton<StorageConnection>();
-        services.AddSingleton(sp => StorageDataSource.Create(sp.GetRequiredService<StorageConnection>().GetConnectionString()));
+        // Both pools sized from the server's max_connections and Storage:Instances (ConnectionBudget).
+        services.AddSingleton<StoragePools>();
+        services.AddSingleton(sp => sp.GetRequiredService<StoragePools>().CreateWrites());
         // Reads that tolerate replica lag: standbys when Storage:ReadConnectionString is set, else the same source.
         services.AddKeyedSingleton(StorageDataSource.ReadKey, (sp, _) =>
-            sp.GetRequiredService<IOptions<StorageOptions>>().Value.ReadConnectionString is { Length: > 0 } read
-                ? StorageDataSource.CreateForReads(read)
-                : sp.GetRequiredService<NpgsqlDataSource>());
+            sp.GetRequiredService<StoragePools>().CreateReads() ?? sp.GetRequiredService<NpgsqlDataSource>());
         services.AddSingleton<StorageReadiness>();
         services.AddSingleton<SchemaMigrator>();
         services.AddValidatedOptions<ReadCoalescingOptions>(ReadCoalescingOptions.SectionName);

@@ -73,7 +73,7 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
             new Status(StatusCode.Unavailable, overloaded.Message), Pushback(overloaded.RetryAfter)),
         // The user's own devices fill its budget (as one device over its rate); anything else is the instance's.
         WaitRefusedException refused => new RpcException(
-            new Status(refused.Reason == WaitAdmission.UserFull ? StatusCode.ResourceExhausted : StatusCode.Unavailable, refused.Message),
+            new Status(refused.Reason is WaitAdmission.UserFull or WaitAdmission.DeviceFull ? StatusCode.ResourceExhausted : StatusCode.Unavailable, refused.Message),
             Pushback(refused.RetryAfter)),
         _ => null,
     };

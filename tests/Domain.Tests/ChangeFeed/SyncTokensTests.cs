@@ -29,6 +29,18 @@ public sealed class SyncTokensTests
     }
 
     [Fact]
+    public void EachKindOfTokenOpensOnlyAsItsOwnKind()
+    {
+        var feed = Tokens.Issue(User, Position);
+        var library = Tokens.Issue(User, Position, SyncTokenKind.KoboLibrary);
+
+        Assert.Equal(Position, Tokens.Resolve(User, feed, SyncTokenKind.ChangeFeed));
+        Assert.Equal(Position, Tokens.Resolve(User, library, SyncTokenKind.KoboLibrary));
+        Assert.Equal("since", Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, library)).Field);
+        Assert.Equal("since", Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, feed, SyncTokenKind.KoboLibrary)).Field);
+    }
+
+    [Fact]
     public void ATokenSignedWithAnotherKeyIsRejected()
     {
         var other = new SyncTokens(Encoding.UTF8.GetBytes("another-test-key-that-is-at-least-32-bytes"));

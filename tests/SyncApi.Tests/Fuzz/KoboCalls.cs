@@ -119,7 +119,10 @@ internal static class KoboCalls
     }
 }
 
-/// <summary>The fuzzed user's Kobo link and the library sync tokens the service really issued to it.</summary>
+/// <summary>
+/// The fuzzed user's Kobo link, the library sync token the service really issued to it, and the user's
+/// native change feed tokens under the library prefix (tokens of the other kind, which start a full sync).
+/// </summary>
 internal sealed record KoboWorld(string Secret, string[] SyncTokens)
 {
     public static async Task<KoboWorld> CreateAsync(SyncGrpcTestHost host, string[] nativeSyncTokens)

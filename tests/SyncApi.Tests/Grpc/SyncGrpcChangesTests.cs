@@ -1,4 +1,8 @@
 using Google.Protobuf.WellKnownTypes;
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Library;
+using Kobo.Sync.Domain.Requests;
+using Microsoft.Extensions.DependencyInjection;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
@@ -85,6 +89,24 @@ public sealed class SyncGrpcChangesTests : IClassFixture<SyncServiceDatabase>, I
 
         Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
         Assert.StartsWith("since:", error.Status.Detail, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AKoboLibraryTokenOfTheSameUserIsInvalidArgumentAndTheFeedsOwnTokenStillWorks()
+    {
+        var user = _db.NewUser();
+        var library = await _host.Services.GetRequiredService<LibrarySync>().PullAsync(new DeviceCaller(new UserNo(user), "kobo"), null, TestTimeout.Token);
+        var feedToken = (await PullAsync(user)).SyncToken;
+
+        foreach (var since in new[] { library.SyncToken, library.SyncToken[LibrarySync.TokenPrefix.Length..] })
+        {
+            var error = await Assert.ThrowsAsync<RpcException>(() => PullAsync(user, since));
+
+            Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+            Assert.StartsWith("since:", error.Status.Detail, StringComparison.Ordinal);
+        }
+
+        Assert.Empty((await PullAsync(user, feedToken)).Changes);
     }
 
     [Fact]

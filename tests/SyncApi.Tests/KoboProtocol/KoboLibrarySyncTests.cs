@@ -2,6 +2,7 @@ using System.Net;
 using System.Text.Json;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Library;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
@@ -238,6 +239,44 @@ public sealed class KoboLibrarySyncTests(KoboServiceDatabase db) : IClassFixture
         Assert.Equal(30, (await kobo.SyncAsync(othersToken)).Items.Count);
         Assert.Equal(30, (await kobo.SyncAsync(altered)).Items.Count);
         Assert.Empty((await kobo.SyncAsync(ownToken)).Items);
+    }
+
+    [Fact]
+    public async Task ANativeChangeFeedTokenOfTheSameUserGivesAFullSync()
+    {
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 30);
+        using var kobo = await db.LinkAsync(user);
+        using var device = db.Device(user);
+        using var feed = await device.GetAsync(new Uri($"/v1/users/{user}/changes", UriKind.Relative), TestTimeout.Token);
+        Assert.Equal(HttpStatusCode.OK, feed.StatusCode);
+        var nativeToken = JsonDocument.Parse(await feed.Content.ReadAsStringAsync(TestTimeout.Token)).RootElement.GetProperty("syncToken").GetString();
+
+        var (items, next, _) = await kobo.SyncAsync(LibrarySync.TokenPrefix + nativeToken);
+
+        Assert.Equal(30, items.Count);
+        Assert.Empty((await kobo.SyncAsync(next)).Items);
+    }
+
+    [Fact]
+    public async Task AKoboLibraryTokenOfTheSameUserIsRefusedByTheNativePull()
+    {
+        var user = db.NewUser();
+        await db.OwnAsync(user, 1, 3);
+        using var kobo = await db.LinkAsync(user);
+        var (_, koboToken, _) = await kobo.SyncAsync(null);
+        using var device = db.Device(user);
+
+        foreach (var since in new[] { koboToken, koboToken[LibrarySync.TokenPrefix.Length..] })
+        {
+            using var refused = await device.GetAsync(
+                new Uri($"/v1/users/{user}/changes?since={Uri.EscapeDataString(since)}", UriKind.Relative), TestTimeout.Token);
+            var problem = JsonDocument.Parse(await refused.Content.ReadAsStringAsync(TestTimeout.Token)).RootElement;
+
+            Assert.Equal(HttpStatusCode.BadRequest, refused.StatusCode);
+            Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
+            Assert.True(problem.GetProperty("errors").TryGetProperty("since", out _));
+        }
     }
 
     [Fact]

@@ -32,6 +32,8 @@ public sealed class DatabaseDownAtStartTests(ControllablePostgres postgres) : IC
         var refused = await RestGetUserAsync(http, 12);
         Assert.Equal(503, refused.Status);
         Assert.NotNull(refused.RetryAfter);
+        // The pools could not be sized from the server: PostgreSQL's defaults, and a warning that says so.
+        Assert.Contains("sized as if max_connections were 100", factory.Logs.RenderAll(), StringComparison.Ordinal);
 
         await postgres.StartAsync();
 

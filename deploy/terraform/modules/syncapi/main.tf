@@ -224,6 +224,7 @@ data "cloudinit_config" "syncapi" {
       signing_key_secret_arn  = var.signing_key_secret_arn
       cursor_key_secret_arn   = var.cursor_key_secret_arn
       lb_subnet_cidrs         = sort(distinct([for subnet in data.aws_subnet.lb : subnet.cidr_block]))
+      instances               = var.max_size
     })
   }
 }

@@ -6,7 +6,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// its answer, and is refused at once (429 / RESOURCE_EXHAUSTED) when the device has none left. The
 /// time a request waits on the device's network is outside the admission slots, so this is what bounds
 /// how much of that waiting one device can make the instance do. A gRPC stream of answers
-/// (<c>WatchChanges</c>) takes no place: its waits are bounded by live pull's own limits.
+/// (<c>WatchChanges</c>) takes no place: its waits are bounded by live pull's own limits, the device's
+/// share of them (<c>Sync:MaxWaitersPerDevice</c>) among them.
 /// </summary>
 internal sealed class DeviceShareMiddleware(RequestDelegate next, DeviceLoads loads)
 {

@@ -66,6 +66,20 @@ public sealed class SyncOptions
     public int MaxWaitersPerUser { get; set; } = 20;
 
     /// <summary>
+    /// Waits one device (one token's device id) may hold at once, its REST waits and gRPC watches
+    /// together, within its user's <see cref="MaxWaitersPerUser"/>; past it a wait is answered at once.
+    /// Capped at one less than <see cref="MaxWaitersPerUser"/> (see <see cref="WaitersPerDevice"/>).
+    /// </summary>
+    [Range(1, 10_000, ErrorMessage = "Sync:MaxWaitersPerDevice must be from {1} to {2}.")]
+    public int MaxWaitersPerDevice { get; set; } = 4;
+
+    /// <summary>
+    /// The device's share in force: <see cref="MaxWaitersPerDevice"/>, but always fewer than the user's
+    /// places (when the user has more than one), so one device never holds all of them.
+    /// </summary>
+    public int WaitersPerDevice => Math.Min(MaxWaitersPerDevice, Math.Max(1, MaxWaitersPerUser - 1));
+
+    /// <summary>
     /// When a device whose wait was refused (budget full, live pull off) should come back at the earliest;
     /// each refusal gets a random time from it to twice it.
     /// </summary>

@@ -10,7 +10,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 
 /// <summary>
 /// Live pull's ear on the database: one connection per instance, of its own (a pool of one named
-/// <see cref="PoolName"/>, outside the requests' pool and budget), on the primary (the write connection
+/// <see cref="PoolName"/>, outside the requests' pool and budget, but counted in the instance's share of
+/// the server's connections, <see cref="ConnectionBudget"/>), on the primary (the write connection
 /// string; for a host list <c>Target Session Attributes=primary</c> unless it says otherwise), that
 /// <c>LISTEN</c>s on <see cref="ChangeNotification.Channel"/> and hands each notification to
 /// <see cref="ChangeWaiters"/>. Notifications sent while it is not listening are lost, so each time it

@@ -21,15 +21,19 @@ public sealed class ChangeWaiter : IDisposable
     private TaskCompletionSource<WakeSignal>? _wake;
     private bool _disposed;
 
-    internal ChangeWaiter(ChangeWaiters owner, long user, ChangeWaiters.UserWaiters group, string protocol)
+    internal ChangeWaiter(ChangeWaiters owner, long user, string device, ChangeWaiters.UserWaiters group, string protocol)
     {
         _owner = owner;
         _group = group;
         User = user;
+        Device = device;
         Protocol = protocol;
     }
 
     internal long User { get; }
+
+    /// <summary>The device of <see cref="User"/> that waits (its token's device id).</summary>
+    internal string Device { get; }
 
     internal string Protocol { get; }
 

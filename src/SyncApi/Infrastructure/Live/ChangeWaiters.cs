@@ -8,8 +8,10 @@ using Microsoft.Extensions.Options;
 namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 
 /// <summary>
-/// The devices waiting for changes on this instance, grouped by user, within two budgets:
-/// <c>Sync:MaxWaiters</c> for the instance and <c>Sync:MaxWaitersPerUser</c> for one user. A waiter
+/// The devices waiting for changes on this instance, grouped by user, within three budgets:
+/// <c>Sync:MaxWaiters</c> for the instance, <c>Sync:MaxWaitersPerUser</c> for one user and, within the
+/// user's, <see cref="SyncOptions.WaitersPerDevice"/> for one device (its REST waits and gRPC watches
+/// together), so one device cannot hold every place of its user. A waiter
 /// holds no database connection and no admission slot: only a few small objects and, while it sleeps,
 /// a timer. <see cref="Notify"/> (from the change listener) wakes only the waiters of that user whose
 /// last pull is behind the notified change number; one notification wakes each of them once, however
@@ -20,6 +22,7 @@ public sealed class ChangeWaiters
     private readonly ConcurrentDictionary<long, UserWaiters> _byUser = new();
     private readonly int _maxWaiters;
     private readonly int _maxPerUser;
+    private readonly int _maxPerDevice;
     private readonly SyncMetrics? _metrics;
     private int _count;
     private volatile bool _stopping;
@@ -29,6 +32,7 @@ public sealed class ChangeWaiters
     {
         _maxWaiters = options.Value.LivePull ? options.Value.MaxWaiters : 0;
         _maxPerUser = options.Value.MaxWaitersPerUser;
+        _maxPerDevice = options.Value.WaitersPerDevice;
         _metrics = metrics;
         if (revocations is not null)
         {
@@ -43,10 +47,10 @@ public sealed class ChangeWaiters
     public IReadOnlyCollection<long> Users => _byUser.Keys.ToArray();
 
     /// <summary>
-    /// Registers a device of <paramref name="user"/> that is about to pull and may then wait. Register
-    /// before the pull, so that a change committed between the pull and the wait is not missed.
+    /// Registers <paramref name="device"/> of <paramref name="user"/>, about to pull and then maybe wait.
+    /// Register before the pull, so that a change committed between the pull and the wait is not missed.
     /// </summary>
-    public WaitAdmission TryAdd(UserNo user, string protocol, out ChangeWaiter? waiter)
+    public WaitAdmission TryAdd(UserNo user, string device, string protocol, out ChangeWaiter? waiter)
     {
         waiter = null;
         if (_stopping)
@@ -76,13 +80,34 @@ public sealed class ChangeWaiters
                     return WaitAdmission.UserFull;
                 }
 
-                waiter = new ChangeWaiter(this, user.Value, group, protocol);
+                if (WaitsOf(group, device) >= _maxPerDevice)
+                {
+                    Interlocked.Decrement(ref _count);
+                    return WaitAdmission.DeviceFull;
+                }
+
+                waiter = new ChangeWaiter(this, user.Value, device, group, protocol);
                 group.Waiters.Add(waiter);
             }
 
             _metrics?.AddWaiter(protocol, 1);
             return WaitAdmission.Admitted;
         }
+    }
+
+    /// <summary>The waits <paramref name="device"/> holds among its user's (a short list: the user's budget bounds it).</summary>
+    private static int WaitsOf(UserWaiters group, string device)
+    {
+        var waits = 0;
+        foreach (var waiter in group.Waiters)
+        {
+            if (string.Equals(waiter.Device, device, StringComparison.Ordinal))
+            {
+                waits++;
+            }
+        }
+
+        return waits;
     }
 
     /// <summary>Changes of <paramref name="user"/> up to <paramref name="seq"/> committed: wakes the waiters behind it.</summary>

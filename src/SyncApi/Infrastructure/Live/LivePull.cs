@@ -48,7 +48,7 @@ public sealed class LivePull(
         var untilExpiry = tokenExpires - clock.GetUtcNow();
         var expiresFirst = untilExpiry < wait; // then a wait that runs out has run into the token's expiry
         var ends = clock.GetTimestamp() + (long)(Math.Max(0, Math.Min(wait.TotalSeconds, untilExpiry.TotalSeconds)) * clock.TimestampFrequency);
-        var admitted = Register(user, Protocols.Rest, out var waiter);
+        var admitted = Register(caller, user, Protocols.Rest, out var waiter);
         using (waiter)
         {
             // A device back with the token its last wait ended on, nothing having happened since, waits
@@ -141,7 +141,7 @@ public sealed class LivePull(
         caller.EnsureOwns(user);
         var heartbeat = TimeSpan.FromSeconds(_options.WatchHeartbeatSeconds);
         var ends = clock.GetTimestamp() + (long)(_options.WatchMaxSeconds * clock.TimestampFrequency);
-        var admitted = Register(user, Protocols.Grpc, out var waiter);
+        var admitted = Register(caller, user, Protocols.Grpc, out var waiter);
         using (waiter)
         {
             var token = since;
@@ -223,15 +223,16 @@ public sealed class LivePull(
 
     private TimeSpan RefusedRetryAfter => RetryAdvice.Spread(TimeSpan.FromSeconds(_options.WaitRefusedRetryAfterSeconds));
 
-    private WaitAdmission Register(UserNo user, string protocol, out ChangeWaiter? waiter)
+    private WaitAdmission Register(DeviceCaller caller, UserNo user, string protocol, out ChangeWaiter? waiter)
     {
-        var admitted = waiters.TryAdd(user, protocol, out waiter);
+        var admitted = waiters.TryAdd(user, caller.DeviceId, protocol, out waiter);
         if (admitted != WaitAdmission.Admitted)
         {
             metrics?.RecordLiveRefused(protocol, admitted switch
             {
                 WaitAdmission.Stopping => LiveRefusal.Stopping,
                 WaitAdmission.UserFull => LiveRefusal.UserFull,
+                WaitAdmission.DeviceFull => LiveRefusal.DeviceFull,
                 _ => _options.LivePull ? LiveRefusal.InstanceFull : LiveRefusal.Off,
             });
         }

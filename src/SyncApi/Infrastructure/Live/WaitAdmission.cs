@@ -11,6 +11,9 @@ public enum WaitAdmission
     /// <summary><c>Sync:MaxWaitersPerUser</c> devices of this user already wait on this instance.</summary>
     UserFull,
 
+    /// <summary>The device already holds its share of its user's places (<c>Sync:MaxWaitersPerDevice</c>).</summary>
+    DeviceFull,
+
     /// <summary>The service is shutting down.</summary>
     Stopping,
 }

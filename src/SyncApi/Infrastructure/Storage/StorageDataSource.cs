@@ -36,9 +36,9 @@ public static class StorageDataSource
     /// The data source for lag-tolerant reads: the same service defaults, and for a host list, unless
     /// the string says otherwise, standbys first (<c>prefer-standby</c>) with the load spread over them.
     /// </summary>
-    public static NpgsqlDataSource CreateForReads(string connectionString)
+    public static NpgsqlDataSource CreateForReads(string connectionString, int? poolSize = null)
     {
-        var builder = new NpgsqlConnectionStringBuilder(WithServiceDefaults(connectionString));
+        var builder = new NpgsqlConnectionStringBuilder(WithServiceDefaults(connectionString, poolSize));
         var given = Keys(connectionString);
         var multiHost = builder.Host?.Contains(',', StringComparison.Ordinal) == true;
         if (multiHost && !given.Contains("TargetSessionAttributes"))
@@ -54,8 +54,14 @@ public static class StorageDataSource
         return new NpgsqlDataSourceBuilder(builder.ConnectionString) { Name = ReadPoolName }.Build();
     }
 
-    public static NpgsqlDataSource Create(string connectionString) =>
-        new NpgsqlDataSourceBuilder(WithServiceDefaults(connectionString)) { Name = WritePoolName }.Build();
+    /// <param name="poolSize">The pool's share of the instance's connections (<see cref="ConnectionBudget"/>); null for a tool's own short-lived source.</param>
+    public static NpgsqlDataSource Create(string connectionString, int? poolSize = null) =>
+        new NpgsqlDataSourceBuilder(WithServiceDefaults(connectionString, poolSize)) { Name = WritePoolName }.Build();
+
+    /// <summary>Whether the connection string sets the pool's maximum itself (which then wins over the share).</summary>
+    public static bool SetsMaxPoolSize(string connectionString) => SetsMaxPoolSize(Keys(connectionString));
+
+    private static bool SetsMaxPoolSize(HashSet<string> keys) => keys.Contains("MaximumPoolSize") || keys.Contains("MaxPoolSize");
 
     private static HashSet<string> Keys(string connectionString)
     {
@@ -71,9 +77,10 @@ public static class StorageDataSource
 
     /// <summary>
     /// Automatic preparation is switched on (hot statements are prepared after their second use), the
-    /// session reset on returning a connection to the pool is switched off and the pool keeps every
-    /// connection it opens (<c>Minimum Pool Size</c> at its maximum), unless the connection string sets
-    /// them; everything else, multi-host lists included, passes through. The reset
+    /// session reset on returning a connection to the pool is switched off, the pool's maximum is its
+    /// share of the instance's connections (<paramref name="poolSize"/>, from <see cref="ConnectionBudget"/>)
+    /// and the pool keeps every connection it opens up to that share (<c>Minimum Pool Size</c> at the
+    /// smaller of the share and the maximum), unless the connection string sets them; everything else, multi-host lists included, passes through. The reset
     /// (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
     /// work in the server on every pooled open, which is every request here; the service never
     /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
@@ -89,11 +96,12 @@ public static class StorageDataSource
     /// for: every request stalled for 2-3.5 s, and at 300 syncs/s on two cores such a stall could tip
     /// the service into an overload it did not leave (docs/performance.md, "The release gate"). With
     /// the floor at the maximum the pool never shrinks: a connection is opened when first needed and
-    /// kept, so the maximum is what each instance may hold on its server (docs/operations.md, "PostgreSQL
-    /// settings, and a database that holds data already").
+    /// kept, so the maximum is what each instance may hold on its server, and that is why it is sized
+    /// from the server's limit and the instance count (docs/operations.md, "PostgreSQL settings, and a
+    /// database that holds data already").
     /// </para>
     /// </summary>
-    internal static string WithServiceDefaults(string connectionString)
+    internal static string WithServiceDefaults(string connectionString, int? poolSize = null)
     {
         var keys = Keys(connectionString);
         var builder = new NpgsqlConnectionStringBuilder(connectionString);
@@ -122,9 +130,15 @@ public static class StorageDataSource
             builder.NoResetOnClose = true;
         }
 
+        if (poolSize is { } share && !SetsMaxPoolSize(keys))
+        {
+            // A floor the string sets above the share lifts the maximum with it (the start warns of the total).
+            builder.MaxPoolSize = Math.Max(share, builder.MinPoolSize);
+        }
+
         if (!keys.Contains("MinimumPoolSize") && !keys.Contains("MinPoolSize"))
         {
-            builder.MinPoolSize = builder.MaxPoolSize;
+            builder.MinPoolSize = Math.Min(builder.MaxPoolSize, poolSize ?? builder.MaxPoolSize);
         }
 
         return builder.ConnectionString;

@@ -19,6 +19,19 @@ public sealed class StorageOptions
     /// </summary>
     public string ReadConnectionString { get; set; } = string.Empty;
 
+    /// <summary>
+    /// How many instances of the service share the database server, at most (count a rolling upgrade's
+    /// extra one if it starts before the old stops). Each instance holds at most its share of the server's
+    /// connections (<see cref="ConnectionBudget"/>); 1 suits a single instance on the embedded server.
+    /// </summary>
+    public int Instances { get; set; } = 1;
+
+    /// <summary>
+    /// Connections of the server's <c>max_connections</c> (beyond <c>superuser_reserved_connections</c>)
+    /// kept out of the instances' shares: replication and Patroni's own, the monitoring's and the operators' sessions.
+    /// </summary>
+    public int ReservedConnections { get; set; } = 10;
+
     public EmbeddedStorageOptions Embedded { get; set; } = new();
 
     public bool UsesEmbeddedServer => string.IsNullOrWhiteSpace(ConnectionString);

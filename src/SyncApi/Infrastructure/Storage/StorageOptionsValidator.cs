@@ -8,10 +8,22 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
 {
     private const string Embedded = StorageOptions.SectionName + ":" + nameof(StorageOptions.Embedded);
+    private const int MaxInstances = 1_000;
+    private const int MaxReservedConnections = 10_000;
 
     public ValidateOptionsResult Validate(string? name, StorageOptions options)
     {
         var failures = new List<string>();
+        if (options.Instances is < 1 or > MaxInstances)
+        {
+            failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.Instances)} must be from 1 to {MaxInstances}: the most instances of the service sharing the database server at once (was {options.Instances}).");
+        }
+
+        if (options.ReservedConnections is < 0 or > MaxReservedConnections)
+        {
+            failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReservedConnections)} must be from 0 to {MaxReservedConnections} (was {options.ReservedConnections}).");
+        }
+
         if (!string.IsNullOrWhiteSpace(options.ReadConnectionString))
         {
             if (options.UsesEmbeddedServer)

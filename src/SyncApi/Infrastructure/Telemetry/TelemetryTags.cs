@@ -63,6 +63,9 @@ public static class LiveRefusal
     /// <summary><c>Sync:MaxWaitersPerUser</c> devices of the user already wait on the instance.</summary>
     public const string UserFull = "user_full";
 
+    /// <summary>The device already holds its share of its user's places (<c>Sync:MaxWaitersPerDevice</c>).</summary>
+    public const string DeviceFull = "device_full";
+
     /// <summary>Live pull is switched off (<c>Sync:LivePull</c>).</summary>
     public const string Off = "off";
 

@@ -12,12 +12,17 @@ public sealed class ChangeWaitersTests
     private static readonly UserNo Ada = new(1);
     private static readonly UserNo Ben = new(2);
 
-    private static ChangeWaiters Registry(int maxWaiters = 100, int perUser = 10, bool livePull = true) =>
-        new(Options.Create(new SyncOptions { MaxWaiters = maxWaiters, MaxWaitersPerUser = perUser, LivePull = livePull }));
+    private static int _devices;
+
+    private static ChangeWaiters Registry(int maxWaiters = 100, int perUser = 10, bool livePull = true, int perDevice = 4) =>
+        new(Options.Create(new SyncOptions { MaxWaiters = maxWaiters, MaxWaitersPerUser = perUser, MaxWaitersPerDevice = perDevice, LivePull = livePull }));
+
+    /// <summary>A device id no other wait in the test has.</summary>
+    private static string NewDevice() => "device-" + Interlocked.Increment(ref _devices);
 
     private static ChangeWaiter Add(ChangeWaiters registry, UserNo user)
     {
-        Assert.Equal(WaitAdmission.Admitted, registry.TryAdd(user, "rest", out var waiter));
+        Assert.Equal(WaitAdmission.Admitted, registry.TryAdd(user, NewDevice(), "rest", out var waiter));
         return waiter!;
     }
 
@@ -95,9 +100,9 @@ public sealed class ChangeWaitersTests
         var ada1 = Add(registry, Ada);
         using var ada2 = Add(registry, Ada);
 
-        Assert.Equal(WaitAdmission.UserFull, registry.TryAdd(Ada, "rest", out _));
+        Assert.Equal(WaitAdmission.UserFull, registry.TryAdd(Ada, NewDevice(), "rest", out _));
         using var ben1 = Add(registry, Ben);
-        Assert.Equal(WaitAdmission.InstanceFull, registry.TryAdd(Ben, "grpc", out _));
+        Assert.Equal(WaitAdmission.InstanceFull, registry.TryAdd(Ben, NewDevice(), "grpc", out _));
         Assert.Equal(3, registry.Count);
 
         ada1.Dispose();
@@ -108,11 +113,40 @@ public sealed class ChangeWaitersTests
     }
 
     [Fact]
+    public void ADeviceHoldsOnlyItsShareOfItsUsersPlacesAndTheUsersOtherDevicesStillWait()
+    {
+        var registry = Registry(perUser: 10, perDevice: 3);
+        var held = Enumerable.Range(0, 3).Select(_ => Take(registry, Ada, "reader", "grpc")).ToList();
+
+        Assert.Equal(WaitAdmission.DeviceFull, registry.TryAdd(Ada, "reader", "rest", out var refused));
+        Assert.Null(refused);
+        using var phone = Take(registry, Ada, "phone", "rest");
+        using var bensReader = Take(registry, Ben, "reader", "grpc");
+        held[0].Dispose();
+        using var again = Take(registry, Ada, "reader", "rest");
+        Assert.Equal(5, registry.Count);
+
+        static ChangeWaiter Take(ChangeWaiters registry, UserNo user, string device, string protocol)
+        {
+            Assert.Equal(WaitAdmission.Admitted, registry.TryAdd(user, device, protocol, out var waiter));
+            return waiter!;
+        }
+    }
+
+    [Theory]
+    [InlineData(20, 4, 4)]
+    [InlineData(4, 4, 3)]
+    [InlineData(2, 20, 1)]
+    [InlineData(1, 4, 1)]
+    public void ADevicesShareIsFewerThanItsUsersPlacesWhenTheUserHasMoreThanOne(int perUser, int perDevice, int share) =>
+        Assert.Equal(share, new SyncOptions { MaxWaitersPerUser = perUser, MaxWaitersPerDevice = perDevice }.WaitersPerDevice);
+
+    [Fact]
     public void WithLivePullOffNoDeviceMayWait()
     {
         var registry = Registry(livePull: false);
 
-        Assert.Equal(WaitAdmission.InstanceFull, registry.TryAdd(Ada, "rest", out var waiter));
+        Assert.Equal(WaitAdmission.InstanceFull, registry.TryAdd(Ada, NewDevice(), "rest", out var waiter));
         Assert.Null(waiter);
         Assert.Equal(0, registry.Count);
     }
@@ -141,7 +175,7 @@ public sealed class ChangeWaitersTests
 
         Assert.True((await wake).Stopping);
         Assert.True((await waiter.ArmAsync(caughtUpThrough: 1)).Stopping);
-        Assert.Equal(WaitAdmission.Stopping, registry.TryAdd(Ben, "rest", out _));
+        Assert.Equal(WaitAdmission.Stopping, registry.TryAdd(Ben, NewDevice(), "rest", out _));
     }
 
     [Fact]
@@ -153,7 +187,7 @@ public sealed class ChangeWaitersTests
             for (var i = 0; i < 2_000; i++)
             {
                 var user = new UserNo(1 + ((t + i) % 3));
-                if (registry.TryAdd(user, "rest", out var waiter) == WaitAdmission.Admitted)
+                if (registry.TryAdd(user, NewDevice(), "rest", out var waiter) == WaitAdmission.Admitted)
                 {
                     _ = waiter!.ArmAsync(i);
                     registry.Notify(user.Value, i + 1, WakeSignal.Now());

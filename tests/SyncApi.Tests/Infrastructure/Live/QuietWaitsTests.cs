@@ -38,7 +38,7 @@ public sealed class QuietWaitsTests : IDisposable
     private void EndQuietly(
         DeviceCaller caller, string token, long caughtUpThrough = 7, long? period = null, DateTimeOffset? recordedAt = null, long? heard = null)
     {
-        Assert.Equal(WaitAdmission.Admitted, _waiters.TryAdd(caller.User, "rest", out var waiter));
+        Assert.Equal(WaitAdmission.Admitted, _waiters.TryAdd(caller.User, caller.DeviceId, "rest", out var waiter));
         using (waiter)
         {
             if (heard is { } seq)

@@ -77,6 +77,53 @@ public sealed class StorageRegistrationTests
     }
 
     [Fact]
+    public async Task ThePoolsAreSizedFromTheServersLimitAndTheInstanceCountAndAMaximumThatWouldNotFitIsWarnedOf()
+    {
+        await using var db = new ThrowAwayDatabase();
+        await db.InitializeAsync();
+        await using var admin = new NpgsqlConnection(db.ConnectionString);
+        await admin.OpenAsync(TestTimeout.Token);
+        await using var show = new NpgsqlCommand("SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int", admin);
+        var budget = (int)(await show.ExecuteScalarAsync(TestTimeout.Token))! - 10;
+
+        var sized = new LogLines();
+        await using (var app = await StartAsync(sized, new() { ["Storage:ConnectionString"] = db.ConnectionString, ["Storage:Instances"] = "4" }))
+        {
+            var pool = new NpgsqlConnectionStringBuilder(app.Services.GetRequiredService<NpgsqlDataSource>().ConnectionString);
+            Assert.Equal((budget / 4) - 1, pool.MaxPoolSize);
+            Assert.Equal(pool.MaxPoolSize, pool.MinPoolSize);
+            Assert.Single(sized.Lines, l => l.StartsWith("Storage connections: ", StringComparison.Ordinal)
+                && l.Contains("Storage:Instances 4", StringComparison.Ordinal) && l.Contains($"holds at most {budget / 4}", StringComparison.Ordinal));
+            Assert.DoesNotContain(sized.Lines, l => l.Contains("more than the server's", StringComparison.Ordinal));
+        }
+
+        await using (var withReads = await StartAsync(new LogLines(), new()
+        {
+            ["Storage:ConnectionString"] = db.ConnectionString,
+            ["Storage:ReadConnectionString"] = db.ConnectionString,
+            ["Storage:Instances"] = "4",
+        }))
+        {
+            var share = (budget / 4) - 1; // less the change listener's
+            var writes = new NpgsqlConnectionStringBuilder(withReads.Services.GetRequiredService<NpgsqlDataSource>().ConnectionString);
+            var reads = new NpgsqlConnectionStringBuilder(
+                withReads.Services.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey).ConnectionString);
+            Assert.Equal((share - (share / 2), share / 2), (writes.MaxPoolSize, reads.MaxPoolSize));
+            Assert.Equal(reads.MaxPoolSize, reads.MinPoolSize);
+        }
+
+        var oversized = new LogLines();
+        await using var explicitMax = await StartAsync(oversized, new()
+        {
+            ["Storage:ConnectionString"] = db.ConnectionString + ";Maximum Pool Size=" + budget,
+            ["Storage:Instances"] = "4",
+        });
+
+        Assert.Equal(budget, new NpgsqlConnectionStringBuilder(explicitMax.Services.GetRequiredService<NpgsqlDataSource>().ConnectionString).MaxPoolSize);
+        Assert.Single(oversized.Lines, l => l.Contains("more than the server's", StringComparison.Ordinal) && l.Contains("Storage:Instances 4", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task WithSeedingOffTheStoreStaysEmptyAndIsStillReady()
     {
         await using var db = new ThrowAwayDatabase();
@@ -94,6 +141,8 @@ public sealed class StorageRegistrationTests
     [InlineData("Storage:Embedded:DataDirectory", " ", "Storage:Embedded:DataDirectory must name a directory")]
     [InlineData("Storage:ConnectionString", "Host=x;Nonsense Key=1", "Storage:ConnectionString is not a valid Npgsql connection string")]
     [InlineData("Storage:ReadConnectionString", "Host=a;Database=d", "Storage:ReadConnectionString needs Storage:ConnectionString too")]
+    [InlineData("Storage:Instances", "0", "Storage:Instances must be from 1 to 1000")]
+    [InlineData("Storage:ReservedConnections", "-1", "Storage:ReservedConnections must be from 0 to 10000")]
     public async Task ABadSettingFailsTheStartNamingTheKey(string key, string value, string message)
     {
         var error = await Assert.ThrowsAsync<OptionsValidationException>(() => StartAsync(new LogLines(), new() { [key] = value }));
