@@ -41,3 +41,17 @@ public sealed class HighlightQuotaExceededException(HighlightHoldings after, lon
 
     public long MaxBytes { get; } = maxBytes;
 }
+
+/// <summary>
+/// A push that would store more tombstones (deletes of highlights the service never stored, kept until the
+/// purge) than <see cref="Setting"/> allows one user (REST 409, gRPC FAILED_PRECONDITION). Nothing of it is stored.
+/// </summary>
+public sealed class TombstoneQuotaExceededException(long after, long max)
+    : RequestRejectedException(
+        $"This push would leave the user with {after} deleted highlights kept for devices to pull; the service keeps at most {max} " +
+        $"per user ({TombstoneQuotaExceededException.Setting}) until the purge removes them. Nothing of it was stored.")
+{
+    public const string Setting = "Sync:MaxTombstonesPerUser";
+
+    public long Max { get; } = max;
+}

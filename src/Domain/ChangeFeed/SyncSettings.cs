@@ -21,6 +21,15 @@ public sealed record SyncSettings(TimeSpan MaxClockSkew, int MaxDevicesPerUser, 
     public const long DefaultMaxHighlightBytesPerUser = 256L * 1024 * 1024;
 
     /// <summary>1,000 live collections: shelves people keep number in the tens; a bound, not a working size.</summary>
+    /// <summary>Tombstones (deleted highlights kept until the purge) one user may have stored: as many as live highlights.</summary>
+    public const long DefaultMaxTombstonesPerUser = 1_000_000;
+
+    /// <summary>Collections one user may have stored, live and deleted (kept until the purge) together.</summary>
+    public const int DefaultMaxStoredCollectionsPerUser = 2_000;
+
+    /// <summary>Membership registers (books added or removed) one collection may keep.</summary>
+    public const int DefaultMaxBookRegistersPerCollection = 10_000;
+
     public const int DefaultMaxCollectionsPerUser = 1_000;
 
     /// <summary>5,000 books in one collection: more than most readers' whole libraries.</summary>
@@ -28,6 +37,12 @@ public sealed record SyncSettings(TimeSpan MaxClockSkew, int MaxDevicesPerUser, 
 
     /// <summary>The most live collections one user may hold; a push past it is refused whole.</summary>
     public int MaxCollectionsPerUser { get; init; } = DefaultMaxCollectionsPerUser;
+
+    public long MaxTombstonesPerUser { get; init; } = DefaultMaxTombstonesPerUser;
+
+    public int MaxStoredCollectionsPerUser { get; init; } = DefaultMaxStoredCollectionsPerUser;
+
+    public int MaxBookRegistersPerCollection { get; init; } = DefaultMaxBookRegistersPerCollection;
 
     /// <summary>The most books one collection may hold; a push past it is refused whole.</summary>
     public int MaxBooksPerCollection { get; init; } = DefaultMaxBooksPerCollection;

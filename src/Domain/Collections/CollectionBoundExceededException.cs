@@ -12,6 +12,8 @@ public sealed class CollectionBoundExceededException(string setting, string mess
 {
     public const string CollectionsSetting = "Sync:MaxCollectionsPerUser";
     public const string BooksSetting = "Sync:MaxBooksPerCollection";
+    public const string StoredSetting = "Sync:MaxStoredCollectionsPerUser";
+    public const string RegistersSetting = "Sync:MaxBookRegistersPerCollection";
 
     public string Setting { get; } = setting;
 
@@ -19,6 +21,16 @@ public sealed class CollectionBoundExceededException(string setting, string mess
         CollectionsSetting,
         $"This push would leave the user with {after} collections; the service keeps at most {max} per user ({CollectionsSetting}). " +
         "Nothing of it was stored: delete collections first.");
+
+    public static CollectionBoundExceededException TooManyStored(int after, int max) => new(
+        StoredSetting,
+        $"This push would leave the user with {after} collections stored, live and deleted (a deleted one is kept until the purge); " +
+        $"the service keeps at most {max} per user ({StoredSetting}). Nothing of it was stored.");
+
+    public static CollectionBoundExceededException TooManyRegisters(Guid id, int after, int max) => new(
+        RegistersSetting,
+        $"This push would leave collection {CollectionValidation.Format(id)} with {after} books added or removed (each kept so that " +
+        $"an older add cannot undo a removal); a collection keeps at most {max} ({RegistersSetting}). Nothing of it was stored.");
 
     public static CollectionBoundExceededException TooManyBooks(Guid id, int after, int max) => new(
         BooksSetting,

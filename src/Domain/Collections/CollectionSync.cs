@@ -183,15 +183,29 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
             ? id
             : throw new InvalidRequestException("collectionId", "collectionId must be a UUID (such as 0f8fad5b-d9cb-469f-a165-70867728950e), not the nil UUID.");
 
-    /// <summary>A push that adds live collections past the bound, or books to a collection past its bound, is refused whole.</summary>
+    /// <summary>
+    /// A push that adds live collections past the bound, books to a collection past its bound, stored
+    /// collections (live and deleted) past theirs, or membership registers to a collection past theirs, is
+    /// refused whole. What a push does not grow (a delete of a live collection, a removal of a present book)
+    /// always passes.
+    /// </summary>
     private void EnsureWithinBounds(CollectionSnapshot snapshot, Dictionary<Guid, CollectionState> current, IEnumerable<Guid> written)
     {
         var liveChange = 0;
+        var storedChange = 0;
         foreach (var id in written)
         {
-            var wasLive = snapshot.Stored.TryGetValue(id, out var before) && !before.Deleted;
+            var existed = snapshot.Stored.TryGetValue(id, out var before);
+            var wasLive = existed && !before!.Deleted;
             var state = current[id];
             liveChange += (state.Deleted ? 0 : 1) - (wasLive ? 1 : 0);
+            storedChange += existed ? 0 : 1;
+            var registers = state.Books.Count;
+            if (registers > settings.MaxBookRegistersPerCollection && registers > (before?.Books.Count ?? 0))
+            {
+                throw CollectionBoundExceededException.TooManyRegisters(id, registers, settings.MaxBookRegistersPerCollection);
+            }
+
             if (!state.Deleted)
             {
                 var count = state.Books.Values.Count(m => m.Present);
@@ -206,6 +220,11 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
         if (liveChange > 0 && snapshot.LiveCount + liveChange > settings.MaxCollectionsPerUser)
         {
             throw CollectionBoundExceededException.TooManyCollections(snapshot.LiveCount + liveChange, settings.MaxCollectionsPerUser);
+        }
+
+        if (storedChange > 0 && snapshot.StoredCount + storedChange > settings.MaxStoredCollectionsPerUser)
+        {
+            throw CollectionBoundExceededException.TooManyStored(snapshot.StoredCount + storedChange, settings.MaxStoredCollectionsPerUser);
         }
     }
 }

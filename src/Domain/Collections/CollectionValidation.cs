@@ -100,12 +100,12 @@ public static class CollectionValidation
         return new ValidCollectionOp(kind, collectionId, name, books, at > now + maxClockSkew ? DeviceTime.ToMicroseconds(now) : at);
     }
 
-    /// <summary>Why a name cannot be a collection's, or null when it can: 1 to 256 UTF-16 code units the store can keep.</summary>
+    /// <summary>Why a name cannot be a collection's, or null when it can: 1 to 256 UTF-16 code units the store can keep, not only white space (as a highlight's text).</summary>
     public static string? NameProblem(string? name)
     {
-        if (string.IsNullOrEmpty(name))
+        if (string.IsNullOrWhiteSpace(name))
         {
-            return $"name: required, 1 to {MaxNameLength} characters.";
+            return $"name: required, 1 to {MaxNameLength} characters, not only white space.";
         }
 
         if (name.Length > MaxNameLength)

@@ -34,7 +34,11 @@ public interface ICollectionStore
 }
 
 /// <summary>What a push's decision starts from, read under the user's lock.</summary>
-public sealed record CollectionSnapshot(IReadOnlyDictionary<Guid, CollectionState> Stored, int LiveCount, IReadOnlySet<BookNo> OwnedBooks);
+public sealed record CollectionSnapshot(IReadOnlyDictionary<Guid, CollectionState> Stored, int LiveCount, IReadOnlySet<BookNo> OwnedBooks)
+{
+    /// <summary>The user's collections stored, live and deleted (tombstones kept until the purge).</summary>
+    public int StoredCount { get; init; } = LiveCount;
+}
 
 /// <summary>A collection to store as decided, with the books whose membership registers changed.</summary>
 public sealed record CollectionWrite(CollectionState State, IReadOnlyCollection<BookNo> ChangedBooks);

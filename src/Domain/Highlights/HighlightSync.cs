@@ -171,13 +171,23 @@ public sealed class HighlightSync(
         };
     }
 
-    /// <summary>A push that adds highlights or bytes past the user's quota is refused whole; one that adds none always passes.</summary>
+    /// <summary>
+    /// A push that adds highlights or bytes past the user's quota is refused whole; one that adds none
+    /// always passes. So is one that stores new tombstones (deletes of keys never stored) past
+    /// <c>Sync:MaxTombstonesPerUser</c>: deleting a live highlight turns its row into a tombstone and adds
+    /// none, so it always passes.
+    /// </summary>
     private void EnsureWithinQuota(HighlightHoldings holdings, HighlightHoldings change)
     {
-        var after = new HighlightHoldings(holdings.Count + change.Count, holdings.Bytes + change.Bytes);
+        var after = new HighlightHoldings(holdings.Count + change.Count, holdings.Bytes + change.Bytes, holdings.Tombstones + change.Tombstones);
         if ((change.Count > 0 && after.Count > settings.MaxHighlightsPerUser) || (change.Bytes > 0 && after.Bytes > settings.MaxHighlightBytesPerUser))
         {
             throw new HighlightQuotaExceededException(after, settings.MaxHighlightsPerUser, settings.MaxHighlightBytesPerUser);
+        }
+
+        if (change.Tombstones > 0 && change.Count + change.Tombstones > 0 && after.Tombstones > settings.MaxTombstonesPerUser)
+        {
+            throw new TombstoneQuotaExceededException(after.Tombstones, settings.MaxTombstonesPerUser);
         }
     }
 

@@ -65,6 +65,7 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
         BatchTooLargeException tooLarge => new RpcException(new Status(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}")),
         TooManyRevokedDevicesException tooMany => new RpcException(new Status(StatusCode.FailedPrecondition, tooMany.Message)),
         HighlightQuotaExceededException quota => new RpcException(new Status(StatusCode.FailedPrecondition, quota.Message)),
+        TombstoneQuotaExceededException tombstones => new RpcException(new Status(StatusCode.FailedPrecondition, $"{TombstoneQuotaExceededException.Setting}: {tombstones.Message}")),
         CollectionBoundExceededException bound => new RpcException(new Status(StatusCode.FailedPrecondition, $"{bound.Setting}: {bound.Message}")),
         SyncTokenExpiredException expired => new RpcException(new Status(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}")),
         StorageUnavailableException unavailable => new RpcException(

@@ -266,6 +266,20 @@ public sealed class CollectionsApiTests : IClassFixture<SyncServiceDatabase>, ID
     }
 
     [Fact]
+    public async Task ACollectionNameOfOnlyWhiteSpaceIsRejectedNamingTheNameAndNothingIsStored()
+    {
+        var user = await UserOwningAsync();
+        using var device = _db.Device(user);
+
+        var push = await device.PushCollectionsAsync(user, [Upsert(Guid.NewGuid(), " \t\u00a0 ", T0)]);
+
+        var result = Assert.Single(push.GetProperty("results").EnumerateArray());
+        Assert.Equal("rejected", result.Str("status"));
+        Assert.StartsWith("name: required", result.Str("reason"), StringComparison.Ordinal);
+        Assert.Empty(await device.ListCollectionsAsync(user));
+    }
+
+    [Fact]
     public async Task BadBodiesOfThePushAreA400OrA413AndAnUnknownCollectionA404()
     {
         var user = await UserOwningAsync();

@@ -97,10 +97,11 @@ public sealed class CollectionsGrpcTests : IClassFixture<SyncServiceDatabase>, I
             Op("addBooks", id, T0),
             Op("addBooks", id, T0, books: 0),
             new CollectionOp { Op = "upsert", CollectionId = "", Name = "x", ModifiedAt = Timestamp.FromDateTimeOffset(T0) },
-            new CollectionOp { Op = "upsert", CollectionId = id.ToString(), Name = "x", ModifiedAt = new Timestamp { Seconds = -5 } });
+            new CollectionOp { Op = "upsert", CollectionId = id.ToString(), Name = "x", ModifiedAt = new Timestamp { Seconds = -5 } },
+            Op("upsert", id, T0, name: " \t\u00a0 "));
 
         Assert.Equal(
-            ["modifiedAt:", "name:", "bookNos:", "bookNos[0]:", "collectionId:", "modifiedAt:"],
+            ["modifiedAt:", "name:", "bookNos:", "bookNos[0]:", "collectionId:", "modifiedAt:", "name:"],
             push.Results.Select(r => r.Reason[..(r.Reason.IndexOf(':', StringComparison.Ordinal) + 1)]));
         Assert.All(push.Results, r => Assert.Equal("rejected", r.Status));
     }

@@ -282,6 +282,8 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
     [Theory]
     [InlineData("POST", "/v1/library/tags", "{\"Items\":[]}")]
     [InlineData("POST", "/v1/library/tags", "{\"Name\":\"\",\"Items\":[]}")]
+    [InlineData("POST", "/v1/library/tags", "{\"Name\":\"   \",\"Items\":[]}")]
+    [InlineData("PUT", "/v1/library/tags/{0}", "{\"Name\":\" \\t \"}")]
     [InlineData("POST", "/v1/library/tags", "{\"Name\":\"x\"}")]
     [InlineData("POST", "/v1/library/tags", "{\"Name\":\"x\",\"Items\":{}}")]
     [InlineData("POST", "/v1/library/tags", "[1]")]

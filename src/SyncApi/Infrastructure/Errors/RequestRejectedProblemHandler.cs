@@ -40,6 +40,7 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
             BatchTooLargeException tooLarge => Problem(StatusCodes.Status413PayloadTooLarge, "Batch too large", tooLarge.Message, BatchTooLargeException.Field),
             TooManyRevokedDevicesException tooMany => Problem(StatusCodes.Status409Conflict, "Too many revoked devices", tooMany.Message),
             HighlightQuotaExceededException quota => Problem(StatusCodes.Status409Conflict, "Highlight quota exceeded", quota.Message),
+            TombstoneQuotaExceededException tombstones => Tombstones(tombstones),
             CollectionBoundExceededException bound => Bound(bound),
             SyncTokenExpiredException expired => Problem(StatusCodes.Status410Gone, "Sync token expired", expired.Message, SyncTokens.Field),
             BadHttpRequestException { InnerException: System.Text.Json.JsonException json } =>
@@ -83,6 +84,13 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
         {
             return charset.Value;
         }
+    }
+
+    private static ProblemDetails Tombstones(TombstoneQuotaExceededException tombstones)
+    {
+        var problem = Problem(StatusCodes.Status409Conflict, "Tombstone quota exceeded", tombstones.Message);
+        problem.Extensions["setting"] = TombstoneQuotaExceededException.Setting;
+        return problem;
     }
 
     private static ProblemDetails Bound(CollectionBoundExceededException bound)

@@ -46,6 +46,22 @@ public sealed class SyncOptions
     [Range(1, 100_000, ErrorMessage = "Sync:MaxBooksPerCollection must be from {1} to {2}.")]
     public int MaxBooksPerCollection { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxBooksPerCollection;
 
+    /// <summary>
+    /// The most tombstones (deleted highlights, kept until the purge) one user may have stored; a push that
+    /// would store new ones past it (deletes of keys never stored) is refused whole, 409 / FAILED_PRECONDITION.
+    /// Deleting a live highlight always passes: its row becomes the tombstone.
+    /// </summary>
+    [Range(typeof(long), "1000", "1000000000", ErrorMessage = "Sync:MaxTombstonesPerUser must be from {1} to {2}.")]
+    public long MaxTombstonesPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxTombstonesPerUser;
+
+    /// <summary>The most collections one user may have stored, live and deleted (kept until the purge) together; past it as above.</summary>
+    [Range(1, 1_000_000, ErrorMessage = "Sync:MaxStoredCollectionsPerUser must be from {1} to {2}.")]
+    public int MaxStoredCollectionsPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxStoredCollectionsPerUser;
+
+    /// <summary>The most membership registers (books added or removed, each kept so a stale add cannot undo a removal) one collection may keep; past it as above.</summary>
+    [Range(1, 1_000_000, ErrorMessage = "Sync:MaxBookRegistersPerCollection must be from {1} to {2}.")]
+    public int MaxBookRegistersPerCollection { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxBookRegistersPerCollection;
+
     /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
     [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]
     public int RevocationRefreshSeconds { get; set; } = 5;

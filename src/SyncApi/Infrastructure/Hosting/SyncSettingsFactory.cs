@@ -20,6 +20,9 @@ internal static class SyncSettingsFactory
             MaxHighlightBytesPerUser = sync.MaxHighlightBytesPerUser,
             MaxCollectionsPerUser = sync.MaxCollectionsPerUser,
             MaxBooksPerCollection = sync.MaxBooksPerCollection,
+            MaxTombstonesPerUser = sync.MaxTombstonesPerUser,
+            MaxStoredCollectionsPerUser = sync.MaxStoredCollectionsPerUser,
+            MaxBookRegistersPerCollection = sync.MaxBookRegistersPerCollection,
         };
     }
 }

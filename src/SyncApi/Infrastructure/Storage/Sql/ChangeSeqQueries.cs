@@ -19,7 +19,7 @@ internal static class ChangeSeqQueries
     /// user's can change them before this push's own change does.
     /// </summary>
     public const string TakeChangeSeqForHighlights =
-        "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq, highlight_count, highlight_bytes";
+        "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq, highlight_count, highlight_bytes, tombstone_count";
 
     /// <summary>
     /// Ends a write's transaction as the last statement of its last batch, so that the commit costs no

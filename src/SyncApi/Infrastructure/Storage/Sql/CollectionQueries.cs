@@ -39,7 +39,7 @@ internal static class CollectionQueries
         """;
 
     /// <summary>$1 user_no. The user's live collections, for the bound.</summary>
-    public const string LiveCount = "SELECT count(*)::int FROM collections WHERE user_no = $1 AND NOT deleted";
+    public const string LiveCount = "SELECT count(*) FILTER (WHERE NOT deleted)::int, count(*)::int FROM collections WHERE user_no = $1";
 
     /// <summary>$1 user_no, $2 book numbers. Those the user has or had in their library.</summary>
     public const string OwnedBooks = "SELECT book_no FROM users_books WHERE user_no = $1 AND book_no = ANY($2)";

@@ -8,21 +8,22 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 /// </summary>
 internal static class HighlightSyncQueries
 {
-    /// <summary>$1 user_no, $2 change of the live highlight count, $3 change of their bytes. In the push's transaction, beside its store.</summary>
+    /// <summary>$1 user_no, $2 change of the live highlight count, $3 change of their bytes, $4 change of the tombstones. In the push's transaction, beside its store.</summary>
     public const string ChangeHoldings =
-        "UPDATE users SET highlight_count = highlight_count + $2, highlight_bytes = highlight_bytes + $3 WHERE user_no = $1";
+        "UPDATE users SET highlight_count = highlight_count + $2, highlight_bytes = highlight_bytes + $3, tombstone_count = tombstone_count + $4 WHERE user_no = $1";
 
     /// <summary>
     /// Sets every user's holdings from the highlights stored: for the seeders, which load highlights
     /// with COPY and so past the pushes that keep the holdings. The same measure as <c>HighlightHoldings.Of</c>.
     /// </summary>
     public const string RecountHoldings = """
-        UPDATE users u SET highlight_count = h.count, highlight_bytes = h.bytes
+        UPDATE users u SET highlight_count = h.count, highlight_bytes = h.bytes, tombstone_count = h.tombstones
         FROM (
-            SELECT user_no, count(*) AS count,
-                   sum(octet_length(text) + coalesce(octet_length(note), 0) + coalesce(octet_length(location), 0)) AS bytes
+            SELECT user_no, count(*) FILTER (WHERE deleted_at IS NULL) AS count,
+                   coalesce(sum(octet_length(text) + coalesce(octet_length(note), 0) + coalesce(octet_length(location), 0))
+                       FILTER (WHERE deleted_at IS NULL), 0) AS bytes,
+                   count(*) FILTER (WHERE deleted_at IS NOT NULL) AS tombstones
             FROM highlights
-            WHERE deleted_at IS NULL
             GROUP BY user_no
         ) h
         WHERE u.user_no = h.user_no

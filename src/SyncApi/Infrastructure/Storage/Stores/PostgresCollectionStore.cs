@@ -202,6 +202,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
         var liveCount = reader.GetInt32(0);
+        var storedCount = reader.GetInt32(1);
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         var owned = new HashSet<BookNo>();
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
@@ -213,6 +214,6 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
             r => r.Id,
             r => new CollectionState(r.Id, r.Name, r.NameAt, r.Deleted, r.LivenessAt, r.CreatedAt,
                 registers.TryGetValue(r.Id, out var map) ? map : new Dictionary<BookNo, Membership>()));
-        return new CollectionSnapshot(stored, liveCount, owned);
+        return new CollectionSnapshot(stored, liveCount, owned) { StoredCount = storedCount };
     }
 }

@@ -43,7 +43,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             if (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 lastSeq = reader.GetInt64(0);
-                holdings = new HighlightHoldings(reader.GetInt64(1), reader.GetInt64(2));
+                holdings = new HighlightHoldings(reader.GetInt64(1), reader.GetInt64(2), reader.GetInt64(3));
             }
 
             if (ids.Count > 0 && await reader.NextResultAsync(cancellationToken).ConfigureAwait(false))
@@ -259,6 +259,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                     new NpgsqlParameter<long> { TypedValue = user.Value },
                     new NpgsqlParameter<long> { TypedValue = change.Count },
                     new NpgsqlParameter<long> { TypedValue = change.Bytes },
+                    new NpgsqlParameter<long> { TypedValue = change.Tombstones },
                 },
             });
         }
