@@ -93,7 +93,7 @@ public sealed class SyncMetrics : IDisposable
             "Devices waiting for changes on this instance (REST wait, gRPC WatchChanges), by protocol.");
         _liveRefused = _meter.CreateCounter<long>(
             "kobo.sync.live.refused", "{request}",
-            "Waits for changes answered at once instead, by protocol and reason (instance_full, user_full, off, stopping).");
+            "Waits for changes answered at once instead, by protocol and reason (instance_full, user_full, device_full, off, stopping).");
         _liveWakeDuration = _meter.CreateHistogram(
             "kobo.sync.live.wake.duration", "s",
             "From the change notification's arrival at this instance to the waiting device's answer written, by protocol.",
