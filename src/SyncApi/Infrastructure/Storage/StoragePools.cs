@@ -83,8 +83,9 @@ public sealed partial class StoragePools(
 
         try
         {
-            using var server = new NpgsqlConnection(builder.ConnectionString);
-            server.Open();
+            // Named, as the service's pools are: Npgsql's metrics name a pool by its connection string otherwise.
+            using var source = new NpgsqlDataSourceBuilder(builder.ConnectionString) { Name = "kobo-sync-start" }.Build();
+            using var server = source.OpenConnection();
             using var command = new NpgsqlCommand(
                 "SELECT current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int", server);
             using var reader = command.ExecuteReader();
