@@ -1,9 +1,11 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
+using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.CollectionCalls;
@@ -87,6 +89,29 @@ public sealed class StoredBoundsTests : IClassFixture<SyncServiceDatabase>, IDis
         Assert.Equal(StatusCode.FailedPrecondition, error.StatusCode);
         Assert.StartsWith("Sync:MaxTombstonesPerUser: ", error.Status.Detail, StringComparison.Ordinal);
         Assert.Equal(1_000, (await _db.StoredAsync(user)).Count);
+    }
+
+    [Fact]
+    public async Task AKoboAnnotationsPatchOfDeletesNeverStoredIsRefusedPastTheTombstoneBound()
+    {
+        var user = _db.NewUser();
+        await KoboReadingServices.GrantAsync(_db, user, 3);
+        using var phone = _service.CreateClient().WithToken(TestTokens.For(user, "kobo-libra"));
+        var kobo = new KoboReadingServices(_service.CreateClient(), KoboLinks.RootOf(await phone.LinkAsync(user)));
+        var content = BookUuid.Format(new BookNo(3));
+        static string Deletes(int from, int count) =>
+            $$"""{"updatedAnnotations": [], "deletedAnnotationIds": [{{string.Join(", ", Enumerable.Range(from, count).Select(i => $"\"{new Guid(i, 0, 0, new byte[8]):D}\""))}}]}""";
+
+        using (var first = await kobo.PatchAsync(content, Deletes(1, 1_000)))
+        {
+            Assert.True(first.IsSuccessStatusCode, $"the first 1,000 deletes answered {(int)first.StatusCode}");
+        }
+
+        using var refused = await kobo.PatchAsync(content, Deletes(5_000, 5));
+
+        Assert.Equal(409, (int)refused.StatusCode);
+        Assert.Contains("Sync:MaxTombstonesPerUser", await refused.Content.ReadAsStringAsync(TestTimeout.Token), StringComparison.Ordinal);
+        Assert.Equal(1_000L, await TombstonesAsync(user));
     }
 
     [Fact]
