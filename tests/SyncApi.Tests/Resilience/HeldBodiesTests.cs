@@ -52,6 +52,33 @@ public sealed class HeldBodiesTests
     }
 
     [Fact]
+    public async Task AGrpcMessageThatStopsArrivingIsCutWithDeadlineExceededAndWhatItHeldIsGivenBack()
+    {
+        using var host = Host(new() { ["Admission:BodyProgressWindowMs"] = "2000" });
+        var loads = host.Services.GetRequiredService<DeviceLoads>();
+
+        // A message announcing 1,000,000 bytes, of which 500,000 arrive at once and then nothing more.
+        using var stop = new CancellationTokenSource();
+        using var call = new HttpRequestMessage(HttpMethod.Post, "/kobo.sync.v1.SyncService/PushChanges")
+        {
+            Version = System.Net.HttpVersion.Version20,
+            VersionPolicy = HttpVersionPolicy.RequestVersionExact,
+            Content = new StallingContent(announced: 1_000_000, sent: 500_000, stop.Token),
+        };
+        call.Content.Headers.ContentType = new("application/grpc");
+        call.Headers.TE.ParseAdd("trailers");
+        call.Headers.Authorization = new("Bearer", TestTokens.For(User, "stalling-reader"));
+        var sending = host.Http.SendAsync(call, HttpCompletionOption.ResponseHeadersRead, TestTimeout.Token);
+        var held = await EventuallyAsync(() => loads.BodyBytes >= 500_000);
+        using var answer = await sending;
+        await stop.CancelAsync();
+
+        Assert.True(held, "the message was never held while it arrived");
+        Assert.Equal("4", RawGrpc.Status(answer));
+        Assert.True(await EventuallyAsync(() => loads.BodyBytes == 0), $"{loads.BodyBytes} bytes still held");
+    }
+
+    [Fact]
     public async Task ReadsAndSmallPushesAreServedWhileStalledLargeBodiesFillTheSharedBudget()
     {
         // The least shared budget there may be (one device's share, 512 chunks of 64 KiB), bodies never cut
@@ -146,6 +173,33 @@ public sealed class HeldBodiesTests
         body[0] = (byte)'{';
         await stream.WriteAsync(body, TestTimeout.Token);
         return new StalledRequest(stream);
+    }
+
+    /// <summary>A gRPC request body: a length prefix announcing <paramref name="announced"/> bytes, <paramref name="sent"/> of them, then nothing until <paramref name="stop"/>.</summary>
+    private sealed class StallingContent(int announced, int sent, CancellationToken stop) : HttpContent
+    {
+        protected override async Task SerializeToStreamAsync(Stream stream, System.Net.TransportContext? context)
+        {
+            var prefix = new byte[5];
+            System.Buffers.Binary.BinaryPrimitives.WriteUInt32BigEndian(prefix.AsSpan(1), (uint)announced);
+            await stream.WriteAsync(prefix, stop);
+            await stream.WriteAsync(new byte[sent], stop);
+            await stream.FlushAsync(stop);
+            try
+            {
+                await Task.Delay(Timeout.Infinite, stop);
+            }
+            catch (OperationCanceledException)
+            {
+                // The test is done with the call.
+            }
+        }
+
+        protected override bool TryComputeLength(out long length)
+        {
+            length = 0;
+            return false;
+        }
     }
 
     private sealed class StalledRequest(NetworkStream stream) : IDisposable
