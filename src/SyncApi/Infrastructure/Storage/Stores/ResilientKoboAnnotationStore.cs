@@ -7,6 +7,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// <summary>
 /// Runs the Kobo annotation calls in their storage pipelines, as <see cref="ResilientSyncStore"/> runs sync's:
 /// reads on the primary, retried; recording what an e-reader sent is an upsert of the same row, retried too.
+/// A book's download reads up to all its annotations (thousands), so it is weighed as the heavy pulls are
+/// (<see cref="CallCosts.OfRows"/>): one user's downloads overrunning their budget never open the circuit
+/// every device shares.
 /// </summary>
 public sealed class ResilientKoboAnnotationStore(PostgresKoboAnnotationStore store, StoragePipelines pipelines) : IKoboAnnotationStore
 {
@@ -31,7 +34,7 @@ public sealed class ResilientKoboAnnotationStore(PostgresKoboAnnotationStore sto
 
     public Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string eReader, BookNo book, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (store, user, eReader, book, limit),
+            StoragePipelines.PrimaryRead, CallCosts.OfRows(limit), (store, user, eReader, book, limit),
             static (s, ct) => s.store.ReadBookAsync(s.user, s.eReader, s.book, s.limit, ct),
             cancellationToken);
 }
