@@ -175,7 +175,7 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
 
     /// <summary>A collection's measure in a page: its fixed fields, its name and its books.</summary>
     public static int SizeOf(Collection collection) =>
-        OverheadBytes + PageBudget.Utf8(collection.Name) + (collection.Books.Count * BytesPerBook);
+        OverheadBytes + PageBudget.JsonBytes(collection.Name) + (collection.Books.Count * BytesPerBook);
 
     /// <summary>The collection id of a path or message, or a rejection naming <c>collectionId</c>.</summary>
     public static Guid ParseId(string? collectionId) =>

@@ -83,14 +83,14 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
 
     // A book carries its reading state (the location is the only part of unbounded size).
     private static int SizeOf(LibraryBook book) =>
-        BookOverheadBytes + ReadingStateOverheadBytes + PageBudget.Utf8(book.Title) + (2 * PageBudget.Utf8(book.Author))
-        + PageBudget.Utf8(book.Language) + PageBudget.Utf8(book.ReadingState?.Position?.Location);
+        BookOverheadBytes + ReadingStateOverheadBytes + PageBudget.JsonBytes(book.Title) + (2 * PageBudget.JsonBytes(book.Author))
+        + PageBudget.JsonBytes(book.Language) + PageBudget.JsonBytes(book.ReadingState?.Position?.Location);
 
-    private static int SizeOf(LibraryReadingState state) => ReadingStateOverheadBytes + PageBudget.Utf8(state.State.Position?.Location);
+    private static int SizeOf(LibraryReadingState state) => ReadingStateOverheadBytes + PageBudget.JsonBytes(state.State.Position?.Location);
 
     /// <summary>A tag: its fixed fields, its name, and an item (a UUID and its type) per book.</summary>
     private static int SizeOf(Collection collection) =>
-        TagOverheadBytes + PageBudget.Utf8(collection.Name) + (collection.Books.Count * TagItemBytes);
+        TagOverheadBytes + PageBudget.JsonBytes(collection.Name) + (collection.Books.Count * TagItemBytes);
 
     /// <summary>The position a device's token names; the start (a full sync) for anything not a valid token of this user.</summary>
     public SyncPosition Resolve(UserNo user, string? syncToken)

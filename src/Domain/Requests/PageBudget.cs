@@ -11,10 +11,12 @@ namespace Kobo.Sync.Domain.Requests;
 /// past <see cref="MaxBytes"/>; its first item always joins, so paging moves on even past an item
 /// larger than the budget; the cursor or token continues after the last item included.
 /// </summary>
-/// <para>An item's size is the UTF-8 length of its variable text (id, text, note, location, title,
-/// author, reading location) plus <see cref="ItemOverheadBytes"/> for its fixed fields and names: what the
-/// store holds, in the units PostgreSQL's <c>octet_length</c> counts, so a query can apply the same
-/// measure. JSON may escape some characters to longer forms; the measure is of the item, not of its wire form.</para>
+/// <para>An item's size is what its variable text (id, text, note, location, title, author, reading
+/// location) can take on the wire (<see cref="JsonBytes"/>: JSON escapes a quote, a control character, an
+/// HTML-sensitive one such as <c>&lt;</c>, and by default every non-ASCII character, to six bytes) plus
+/// <see cref="ItemOverheadBytes"/> for its fixed fields and names. So a page's bytes bound what is sent,
+/// escapes included. A query that cuts rows short of the budget measures them in UTF-8
+/// (<c>octet_length</c>), never more than this: it always leaves the page at least the rows it can take.</para>
 public sealed record PageBudget(int MaxBytes)
 {
     /// <summary>
@@ -33,15 +35,51 @@ public sealed record PageBudget(int MaxBytes)
     public PageFill Start() => new(MaxBytes);
 
     public static int SizeOf(HighlightView highlight) =>
-        ItemOverheadBytes + Utf8(highlight.Id) + Utf8(highlight.Text) + Utf8(highlight.Note) + Utf8(highlight.Location);
+        ItemOverheadBytes + JsonBytes(highlight.Id) + JsonBytes(highlight.Text) + JsonBytes(highlight.Note) + JsonBytes(highlight.Location);
 
-    /// <summary>A change of the pull; for a highlight, the measure <c>HighlightSyncQueries.HighlightChanges</c> applies in SQL.</summary>
+    /// <summary>A change of the pull; for a highlight, at least the measure <c>HighlightSyncQueries.HighlightChanges</c> applies in SQL.</summary>
     public static int SizeOf(SyncChange change) =>
-        ItemOverheadBytes + Utf8(change.Id) + Utf8(change.Text) + Utf8(change.Note) + Utf8(change.Location)
-        + Utf8(change.Title) + Utf8(change.Author) + Utf8(change.ReadingState?.Position?.Location)
-        + (change.Collection is { } collection ? Utf8(collection.Name) + (collection.Books.Count * Collections.CollectionSync.BytesPerBook) : 0);
+        ItemOverheadBytes + JsonBytes(change.Id) + JsonBytes(change.Text) + JsonBytes(change.Note) + JsonBytes(change.Location)
+        + JsonBytes(change.Title) + JsonBytes(change.Author) + JsonBytes(change.ReadingState?.Position?.Location)
+        + (change.Collection is { } collection ? JsonBytes(collection.Name) + (collection.Books.Count * Collections.CollectionSync.BytesPerBook) : 0);
 
+    /// <summary>The UTF-8 length of a text: what the store holds (the quotas count it).</summary>
     public static int Utf8(string? text) => text is null ? 0 : Encoding.UTF8.GetByteCount(text);
+
+    /// <summary>
+    /// The most bytes a text can take inside a JSON string, whichever encoder writes it: a printable ASCII
+    /// character that no encoder escapes is one byte, any other UTF-16 code unit at most six (<c>\u003C</c>).
+    /// Text of plain ASCII, the usual case, is measured by one vectorized search.
+    /// </summary>
+    public static int JsonBytes(string? text)
+    {
+        if (text is null)
+        {
+            return 0;
+        }
+
+        var span = text.AsSpan();
+        var first = span.IndexOfAnyExcept(Plain);
+        if (first < 0)
+        {
+            return span.Length;
+        }
+
+        var bytes = first;
+        foreach (var c in span[first..])
+        {
+            bytes += Plain.Contains(c) ? 1 : EscapedBytes;
+        }
+
+        return bytes;
+    }
+
+    /// <summary>The longest escape a JSON encoder writes for one UTF-16 code unit (<c>\uXXXX</c>).</summary>
+    private const int EscapedBytes = 6;
+
+    /// <summary>Printable ASCII that neither the default nor a relaxed JSON encoder escapes.</summary>
+    private static readonly System.Buffers.SearchValues<char> Plain = System.Buffers.SearchValues.Create(
+        " !#$%()*,-./0123456789:;=?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_abcdefghijklmnopqrstuvwxyz{|}~");
 }
 
 /// <summary>What a page has taken of its <see cref="PageBudget"/> so far: a local, filled in the order items are delivered.</summary>
