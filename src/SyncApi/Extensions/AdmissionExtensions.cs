@@ -17,6 +17,7 @@ public static class AdmissionExtensions
         services.AddValidatedOptions<AdmissionOptions, AdmissionOptionsValidator>(AdmissionOptions.SectionName);
         services.AddSingleton<InstanceAdmission>();
         services.AddSingleton<DeviceLoads>();
+        services.AddSingleton<AnswerLoads>();
         services.AddRateLimiter(_ => { });
         services.AddOptions<RateLimiterOptions>().Configure<IOptions<AdmissionOptions>, InstanceAdmission>((limiter, admission, instance) =>
         {

@@ -105,6 +105,17 @@ public sealed class AdmissionOptions
     [Range(1, int.MaxValue, ErrorMessage = "Admission:AnswerMinBytesPerSecond must be at least {1}.")]
     public int AnswerMinBytesPerSecond { get; set; } = 32 * 1024;
 
+    /// <summary>
+    /// Bytes of answers this instance holds at once while devices take them; past it an answer is replaced
+    /// by 503 / UNAVAILABLE before anything of it is sent. One answer always goes when none is held.
+    /// </summary>
+    [Range(typeof(long), "1048576", "9223372036854775807", ErrorMessage = "Admission:AnswerBytes must be at least {1}.")]
+    public long AnswerBytes { get; set; } = 256L * 1024 * 1024;
+
+    /// <summary>Bytes of answers one user's devices and Kobo links together may have waiting to be taken; past it 429 / RESOURCE_EXHAUSTED. One answer always goes when the user holds none.</summary>
+    [Range(typeof(long), "65536", "9223372036854775807", ErrorMessage = "Admission:PerUserAnswerBytes must be at least {1}.")]
+    public long PerUserAnswerBytes { get; set; } = 32L * 1024 * 1024;
+
     /// <summary>Anonymous health <c>Watch</c> streams open at once on this instance; past it Watch answers RESOURCE_EXHAUSTED.</summary>
     [Range(0, int.MaxValue, ErrorMessage = "Admission:HealthWatchLimit must be at least {1}.")]
     public int HealthWatchLimit { get; set; } = 16;

@@ -9,7 +9,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// Outside the admission limiter: an authenticated request's answer is produced into memory of the
 /// service's own (<see cref="BufferedAnswer"/>) while the request holds its admission slot, and sent to
 /// the device only once the slot is given back, so a device that reads its answer slowly, or never,
-/// holds no slot another device needs. The wait is bounded: an answer not taken within
+/// holds no slot another device needs. What waits is bounded in bytes (<see cref="AnswerLoads"/>): past the
+/// instance's <c>Admission:AnswerBytes</c> an answer is replaced by 503 / UNAVAILABLE, past its user's
+/// <c>Admission:PerUserAnswerBytes</c> by 429 / RESOURCE_EXHAUSTED, before any of it is sent. The wait is bounded: an answer not taken within
 /// <c>Admission:AnswerWriteGraceMs</c> plus its size at <c>Admission:AnswerMinBytesPerSecond</c>, counted
 /// from the first time it waits on the device (one that fits the connection's buffers never does), loses its
 /// connection (HTTP/1.1) or its stream (HTTP/2 RST_STREAM), whatever Kestrel's own minimum rate allows
@@ -19,7 +21,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// by message as before.
 /// </summary>
 internal sealed partial class AnswerBufferingMiddleware(
-    RequestDelegate next, IOptions<AdmissionOptions> options, ILogger<AnswerBufferingMiddleware> logger, SyncMetrics? metrics = null)
+    RequestDelegate next, IOptions<AdmissionOptions> options, AnswerLoads loads, ILogger<AnswerBufferingMiddleware> logger, SyncMetrics? metrics = null)
 {
     /// <summary>Bytes handed to the connection between two flushes, so a large answer goes out in a few writes.</summary>
     private const int FlushEveryBytes = 64 * 1024;
@@ -76,6 +78,27 @@ internal sealed partial class AnswerBufferingMiddleware(
                 return;
             }
 
+            var user = AdmissionRequests.UserOf(context)!;
+            var refusal = loads.TryHold(user, length);
+            if (refusal != AnswerLoads.Refusal.None)
+            {
+                // Nothing of the answer has left: its status, headers and trailers are dropped for the refusal's.
+                context.Response.Clear();
+                context.Features.Get<IHttpResponseTrailersFeature>()?.Trailers.Clear();
+            }
+
+            switch (refusal)
+            {
+                case AnswerLoads.Refusal.User:
+                    // Nothing of the answer has left: the device is told to come back for it.
+                    await AdmissionRejection.WriteDeviceShareAsync(context, "user holds its share of answers",
+                        "This account's devices have too many answers waiting to be taken; retry later.");
+                    return;
+                case AnswerLoads.Refusal.Instance:
+                    await AdmissionRejection.WriteOverloadedAsync(context, "answers over the instance's budget");
+                    return;
+            }
+
             metrics?.AddBufferedBytes(BufferedDirection.Answer, length);
             CancellationTokenSource? deadline = null;
             try
@@ -106,6 +129,7 @@ internal sealed partial class AnswerBufferingMiddleware(
             finally
             {
                 metrics?.AddBufferedBytes(BufferedDirection.Answer, -length);
+                loads.Release(user, length);
             }
         }
         finally
