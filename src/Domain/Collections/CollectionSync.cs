@@ -118,9 +118,22 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
         }
 
         // The touched collections as stored after the push, in the order first named: a device whose edit
-        // lost learns the state that won at once.
-        var collections = valid.Select(v => v.Op.Id).Distinct().Where(after.ContainsKey).Select(id => after[id].ToView()).ToArray();
-        return new CollectionPushResult(results, collections);
+        // lost learns the state that won at once. They fill the page byte budget as a page does; the ids of
+        // the ones past it are answered instead (a device reads each, or takes it from its next pull), so a
+        // small push that touches many large collections cannot make an answer of megabytes.
+        var fill = budget.Start();
+        var collections = new List<Collection>();
+        var omitted = new List<string>();
+        foreach (var id in valid.Select(v => v.Op.Id).Distinct().Where(after.ContainsKey))
+        {
+            var view = after[id].ToView();
+            if (omitted.Count > 0 || !fill.TryAdd(collections, view, SizeOf(view)))
+            {
+                omitted.Add(CollectionValidation.Format(id));
+            }
+        }
+
+        return new CollectionPushResult(results, collections, omitted);
     }
 
     /// <summary>A page of the user's live collections in id order, with the paging rules of the device list.</summary>
@@ -229,5 +242,9 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
     }
 }
 
-/// <summary>The answer to a push: one result per operation, in request order, and the touched collections as stored after it.</summary>
-public sealed record CollectionPushResult(IReadOnlyList<ChangeResult> Results, IReadOnlyList<Collection> Collections);
+/// <summary>
+/// The answer to a push: one result per operation, in request order; the touched collections as stored
+/// after it, in the order first named, as many as the page byte budget holds; and the ids of the touched
+/// collections past the budget, in the same order (empty when all fit).
+/// </summary>
+public sealed record CollectionPushResult(IReadOnlyList<ChangeResult> Results, IReadOnlyList<Collection> Collections, IReadOnlyList<string> OmittedCollectionIds);

@@ -53,7 +53,7 @@ internal static class CollectionsApi
     {
         var result = await collections.PushAsync(
             context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), cancellationToken);
-        return TypedResults.Json(new CollectionPushResponse(result.Results, result.Collections), SyncJsonContext.Default.CollectionPushResponse);
+        return TypedResults.Json(new CollectionPushResponse(result.Results, result.Collections, result.OmittedCollectionIds), SyncJsonContext.Default.CollectionPushResponse);
     }
 }
 
@@ -97,8 +97,12 @@ public sealed record PushedCollectionOpJson(
     }
 }
 
-/// <summary>The push answer: one result per operation, in request order, and the touched collections as stored after the push.</summary>
-public sealed record CollectionPushResponse(IReadOnlyList<ChangeResult> Results, IReadOnlyList<Collection> Collections);
+/// <summary>
+/// The push answer: one result per operation, in request order; the touched collections as stored after
+/// the push, within <c>Paging:MaxPageBytes</c>; and the ids of the touched ones past it (empty when all fit).
+/// </summary>
+public sealed record CollectionPushResponse(
+    IReadOnlyList<ChangeResult> Results, IReadOnlyList<Collection> Collections, IReadOnlyList<string> OmittedCollectionIds);
 
 /// <summary>A page of live collections; <c>nextCursor</c> is written as null on the last page, as on the other pages.</summary>
 internal sealed record CollectionPage(

@@ -35,6 +35,7 @@ internal static class SyncGrpcCollections
         }
 
         message.Collections.AddRange(result.Collections.Select(ToMessage));
+        message.OmittedCollectionIds.AddRange(result.OmittedCollectionIds);
         return message;
     }
 
