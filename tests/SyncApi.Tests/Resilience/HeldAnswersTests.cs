@@ -1,6 +1,8 @@
 using System.Globalization;
 using System.Net.Sockets;
 using System.Text;
+using Grpc.Core;
+using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
@@ -11,7 +13,8 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 
 /// <summary>
 /// Answers that wait on devices that do not read them are bounded in bytes: one account's devices hold no
-/// more than its share (429 for the rest, before any of it is sent), and another account is served.
+/// more than its share (429 / RESOURCE_EXHAUSTED for the rest, before any of it is sent), and another account
+/// is served until the instance's budget is held (then 503 / UNAVAILABLE).
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
 public sealed class HeldAnswersTests(PostgresDatabase db) : IClassFixture<PostgresDatabase>
@@ -19,23 +22,8 @@ public sealed class HeldAnswersTests(PostgresDatabase db) : IClassFixture<Postgr
     [Fact]
     public async Task OneAccountsUntakenAnswersHoldNoMoreThanItsShareAndAnotherAccountIsServed()
     {
-        await new Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations.SchemaMigrator(db.DataSource).MigrateAsync(TestTimeout.Token);
-        await using (var users = db.DataSource.CreateCommand(
-            "INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 3) n; " +
-            "INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n"))
-        {
-            await users.ExecuteNonQueryAsync(TestTimeout.Token);
-        }
-
-        // Pages of 16 MiB of large highlights: far more than the loopback socket takes from an answer that is not read.
-        await LargeHighlights.SeedAsync(db.DataSource, 1, 800);
-        await LargeHighlights.SeedAsync(db.DataSource, 2, 20);
-        using var host = new SyncGrpcTestHost(db.ConnectionString, settings: new Dictionary<string, string?>
-        {
-            ["Paging:MaxPageBytes"] = (16 * 1024 * 1024).ToString(CultureInfo.InvariantCulture),
-            ["Admission:PerUserAnswerBytes"] = "65536",
-            ["Admission:AnswerWriteGraceMs"] = "60000",
-        });
+        await SeedAsync(heavy: 1, light: 2);
+        using var host = Start(new() { ["Admission:PerUserAnswerBytes"] = "65536" });
         var loads = host.Services.GetRequiredService<AnswerLoads>();
 
         using var unread = await AskWithoutReadingAsync(host, user: 1, "phone");
@@ -50,6 +38,56 @@ public sealed class HeldAnswersTests(PostgresDatabase db) : IClassFixture<Postgr
         Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
         Assert.NotNull(refused.Headers.RetryAfter);
         Assert.Equal(200, (int)served.StatusCode);
+    }
+
+    [Fact]
+    public async Task OverGrpcAnAnswerPastTheUsersShareIsResourceExhaustedAndPastTheInstancesBudgetUnavailable()
+    {
+        await SeedAsync(heavy: 3, light: 4);
+        using var host = Start(new() { ["Admission:PerUserAnswerBytes"] = "65536", ["Admission:AnswerBytes"] = "1048576" });
+        var loads = host.Services.GetRequiredService<AnswerLoads>();
+        using var unread = await AskWithoutReadingAsync(host, user: 3, "phone");
+        Assert.True(await EventuallyAsync(() => loads.Bytes > 1_100_000), "the unread answer was never held");
+
+        var sameUser = await Assert.ThrowsAsync<RpcException>(async () => await host.Client.Sync.ListUserHighlightsAsync(
+            new ListUserHighlightsRequest { UserNo = 3, PageSize = 100 },
+            GrpcTestClient.ToMetadata([new("authorization", $"Bearer {TestTokens.For(3, "tablet")}")]), cancellationToken: TestTimeout.Token));
+        var otherUser = await Assert.ThrowsAsync<RpcException>(async () => await host.Client.Sync.ListUserHighlightsAsync(
+            new ListUserHighlightsRequest { UserNo = 4, PageSize = 100 }, GrpcTestClient.ToMetadata(SyncGrpcTestHost.As(4)), cancellationToken: TestTimeout.Token));
+
+        Assert.Equal(StatusCode.ResourceExhausted, sameUser.StatusCode);
+        Assert.Equal(StatusCode.Unavailable, otherUser.StatusCode);
+        Assert.Contains(otherUser.Trailers, t => t.Key == "grpc-retry-pushback-ms");
+
+        // Once the unread answer is gone, the same call is served.
+        unread.Close();
+        Assert.True(await EventuallyAsync(() => loads.Bytes == 0), "the unread answer was never released");
+        var page = await host.Client.Sync.ListUserHighlightsAsync(
+            new ListUserHighlightsRequest { UserNo = 4, PageSize = 100 }, GrpcTestClient.ToMetadata(SyncGrpcTestHost.As(4)), cancellationToken: TestTimeout.Token);
+        Assert.Equal(20, page.Items.Count);
+    }
+
+    /// <summary>The schema, users 1 to 4 and books 1 to 20 (once per class); a heavy user of 800 large highlights and a light one of 20.</summary>
+    private async Task SeedAsync(long heavy, long light)
+    {
+        await new Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations.SchemaMigrator(db.DataSource).MigrateAsync(TestTimeout.Token);
+        await using (var users = db.DataSource.CreateCommand(
+            "INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 4) n ON CONFLICT DO NOTHING; " +
+            "INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n ON CONFLICT DO NOTHING"))
+        {
+            await users.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
+        // Pages of 16 MiB of large highlights: far more than the loopback socket takes from an answer that is not read.
+        await LargeHighlights.SeedAsync(db.DataSource, heavy, 800);
+        await LargeHighlights.SeedAsync(db.DataSource, light, 20);
+    }
+
+    private SyncGrpcTestHost Start(Dictionary<string, string?> settings)
+    {
+        settings["Paging:MaxPageBytes"] = (16 * 1024 * 1024).ToString(CultureInfo.InvariantCulture);
+        settings["Admission:AnswerWriteGraceMs"] = "60000";
+        return new SyncGrpcTestHost(db.ConnectionString, settings: settings);
     }
 
     private static async Task<bool> EventuallyAsync(Func<bool> condition)
