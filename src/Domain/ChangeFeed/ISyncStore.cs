@@ -35,12 +35,15 @@ public interface ISyncStore
     /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
     Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);
 
+    /// <summary>Where the user's change sequence stands (every change numbered up to it is committed); null when the user does not exist. One indexed read.</summary>
+    Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken);
+
     /// <summary>
-    /// Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.
-    /// A device new to a user who has <see cref="DeviceBounds.MaxDevices"/> makes room by dropping the
-    /// least recently seen devices whose revocation is not in force (never refused).
+    /// Stores devices' pulls: a known device keeps its latest pull by time, in one statement for them all; a
+    /// device new to its user is added, and one new to a user who has <see cref="DeviceBounds.MaxDevices"/>
+    /// makes room by dropping the least recently seen devices whose revocation is not in force (never refused).
     /// </summary>
-    Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken);
+    Task RecordPullsAsync(IReadOnlyList<DevicePull> pulls, DeviceBounds bounds, CancellationToken cancellationToken);
 
     /// <summary>
     /// Up to <paramref name="limit"/> of the user's devices after <paramref name="after"/> (from the

@@ -13,7 +13,7 @@ namespace Kobo.Sync.Domain.Devices;
 /// (<see cref="IRevokedDevices"/>), and to the others through the store.
 /// </summary>
 public sealed class DeviceRegistry(
-    ISyncStore store, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked)
+    ISyncStore store, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked, IDevicePositions positions)
 {
     /// <summary>A page of the user's devices, with the paging rules of the highlight pages (<see cref="DeviceReads"/>).</summary>
     public async Task<DeviceList> ListDevicesAsync(
@@ -23,6 +23,9 @@ public sealed class DeviceRegistry(
         var size = PageSizes.Resolve(pageSize, DeviceReads.DefaultPageSize, DeviceReads.MaxPageSize);
 
         var after = string.IsNullOrEmpty(cursor) ? null : deviceCursors.Resolve(user, cursor);
+
+        // The pulls of the user's devices this instance still holds are written first, so the list shows them.
+        await positions.FlushAsync(user, cancellationToken).ConfigureAwait(false);
 
         // One row more than the page tells whether another page follows, without a count.
         var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false) ?? throw ResourceNotFoundException.UnknownUser(user);
@@ -48,6 +51,7 @@ public sealed class DeviceRegistry(
         }
 
         var bounds = DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
+        await positions.FlushAsync(user, cancellationToken).ConfigureAwait(false);
         var revocation = await store.RevokeDeviceAsync(user, deviceId, bounds, cancellationToken).ConfigureAwait(false);
         switch (revocation.Outcome)
         {

@@ -13,7 +13,7 @@ namespace Kobo.Sync.Domain.Highlights;
 /// at its size, or earlier when the next change would take it past the <see cref="PageBudget"/>.
 /// </summary>
 public sealed class HighlightSync(
-    ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, PageBudget budget)
+    ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, PageBudget budget, IDevicePositions positions)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
@@ -118,8 +118,31 @@ public sealed class HighlightSync(
         var size = PageSizes.Resolve(pageSize, DefaultPageSize, MaxPageSize);
 
         var position = string.IsNullOrEmpty(since) ? SyncPosition.Start : tokens.Resolve(user, since);
+
+        // The token the device came back with is what it has applied: its acknowledged position, written behind.
+        if (!position.IsStart && position.PagesInSync == 0)
+        {
+            // A new sync (not the next page of one) from a token at or past the user's committed sequence
+            // has nothing to fetch: each change has a number of its own, so every stream has delivered every
+            // change up to its position. Most of a fleet's syncs end here, on one indexed read and no write.
+            var committed = await store.ReadCommittedSeqAsync(user, cancellationToken).ConfigureAwait(false)
+                ?? throw ResourceNotFoundException.UnknownUser(user);
+            if (committed <= position.LowestSeq)
+            {
+                positions.Record(user, caller.DeviceId, position.Seq);
+                return Page(user, position, [], hasMore: false, committed);
+            }
+        }
+
         var rows = await store.ReadChangesAsync(user, position, size + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
             ?? throw ResourceNotFoundException.UnknownUser(user);
+        if (position.IsStart)
+        {
+            // A full sync, most often a device's first: written at once, so the device is known (listed,
+            // revocable, counted against the user's devices) when its first answer arrives.
+            await store.RecordPullsAsync([new DevicePull(user, caller.DeviceId, 0, clock.GetUtcNow())], Bounds(), cancellationToken).ConfigureAwait(false);
+        }
+
         if (!position.IsStart && (position.HighlightSeq < rows.PurgedHighlightSeq || position.CollectionSeq < rows.PurgedCollectionSeq))
         {
             throw new SyncTokenExpiredException();
@@ -144,30 +167,39 @@ public sealed class HighlightSync(
                 rows.Collections, c => TryAdd(SyncChange.Of(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }),
             new ChangeStream<HighlightState>(
                 rows.Highlights, h => TryAdd(SyncChange.Of(h)), (p, seq, h) => p with { HighlightSeq = seq, HighlightId = h.Id.ToString() }));
+        if (!position.IsStart)
+        {
+            positions.Record(user, caller.DeviceId, position.Seq);
+        }
+
+        return Page(user, next, changes, hasMore, rows.CommittedSeq, position.PagesInSync);
+    }
+
+    /// <summary>A page of the pull that ends at <paramref name="next"/>, with its token.</summary>
+    private SyncChangePage Page(UserNo user, SyncPosition next, IReadOnlyList<SyncChange> changes, bool hasMore, long committedSeq, int pagesBefore = 0)
+    {
         if (!hasMore)
         {
             // Caught up: every change numbered up to the committed sequence has been delivered (or
             // superseded by a later one), so the token may move past them all. Without this a token
             // would stop at the last change delivered, and a tombstone purged after it would make a
             // complete device start over.
-            if (rows.CommittedSeq >= next.HighlightSeq)
+            if (committedSeq >= next.HighlightSeq)
             {
-                next = next.WithHighlightsThrough(user, rows.CommittedSeq);
+                next = next.WithHighlightsThrough(user, committedSeq);
             }
 
-            next = next.WithLibraryThrough(rows.CommittedSeq);
+            next = next.WithLibraryThrough(committedSeq);
         }
 
-        // The token the device came back with is what it has applied: its acknowledged position.
-        await store.RecordPullAsync(user, caller.DeviceId, position.Seq, Bounds(), cancellationToken).ConfigureAwait(false);
-        var pageOfSync = position.PagesInSync + 1;
+        var pageOfSync = pagesBefore + 1;
         next = next with { PagesInSync = hasMore ? pageOfSync : 0 };
         return new SyncChangePage(changes, tokens.Issue(user, next), hasMore)
         {
             PageOfSync = pageOfSync,
             // Each change has a number of its own, so a caught-up position has delivered every change up
             // to the lowest of its streams' positions, and at least up to the committed sequence.
-            CaughtUpThrough = hasMore ? null : Math.Max(rows.CommittedSeq, next.LowestSeq),
+            CaughtUpThrough = hasMore ? null : Math.Max(committedSeq, next.LowestSeq),
         };
     }
 
@@ -193,5 +225,4 @@ public sealed class HighlightSync(
 
     /// <summary>The bounds of a user's devices now: revocations older than their lifetime are no longer in force.</summary>
     private DeviceBounds Bounds() => DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
-
 }

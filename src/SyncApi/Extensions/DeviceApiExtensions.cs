@@ -7,6 +7,7 @@ using Kobo.Sync.SyncApi.Apis;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Devices;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using Scalar.AspNetCore;
@@ -35,6 +36,10 @@ public static class DeviceApiExtensions
         builder.Services.AddSingleton(SyncSettingsFactory.Create);
         builder.Services.TryAddSingleton(TimeProvider.System);
         builder.Services.AddSingleton<HighlightSync>();
+        // Devices' pulls, written behind the pulls (Sync:DevicePositionFlushMs).
+        builder.Services.AddSingleton<DevicePositionWriter>();
+        builder.Services.AddSingleton<IDevicePositions>(sp => sp.GetRequiredService<DevicePositionWriter>());
+        builder.Services.AddHostedService(sp => sp.GetRequiredService<DevicePositionWriter>());
         builder.Services.AddSingleton<DeviceRegistry>();
         builder.Services.AddSingleton<ReadingStateSync>();
         builder.Services.AddSingleton<CollectionSync>();

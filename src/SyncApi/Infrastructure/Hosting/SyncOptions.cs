@@ -112,4 +112,15 @@ public sealed class SyncOptions
     /// <summary>A <c>WatchChanges</c> stream ends (OK) after this long; the device opens a new one from its last token.</summary>
     [Range(10, 86_400, ErrorMessage = "Sync:WatchMaxSeconds must be from {1} to {2}.")]
     public int WatchMaxSeconds { get; set; } = 900;
+
+    /// <summary>
+    /// How often devices' pulls (position and time) are written, all of an instance's in one statement:
+    /// a crash loses at most this long of them (the device list shows an older sync until the next pull).
+    /// </summary>
+    [Range(10, 60_000, ErrorMessage = "Sync:DevicePositionFlushMs must be from {1} to {2}.")]
+    public int DevicePositionFlushMs { get; set; } = 1_000;
+
+    /// <summary>Devices whose pulls an instance holds unwritten at most; past it a pull's record is dropped (and counted) until the next write.</summary>
+    [Range(100, 10_000_000, ErrorMessage = "Sync:MaxPendingDevicePositions must be from {1} to {2}.")]
+    public int MaxPendingDevicePositions { get; set; } = 200_000;
 }

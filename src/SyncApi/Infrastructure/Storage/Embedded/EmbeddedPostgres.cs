@@ -176,6 +176,8 @@ public sealed class EmbeddedPostgres : IAsyncDisposable
         [
             binaries.Postgres, "-D", dataDirectory, "-p", settings.Port.ToString(System.Globalization.CultureInfo.InvariantCulture),
             "-c", "listen_addresses=127.0.0.1", "-c", $"unix_socket_directories={dataDirectory}", "-c", "jit=off",
+            // What each statement costs (calls, blocks, WAL), for whoever measures the service against it.
+            "-c", "shared_preload_libraries=pg_stat_statements",
         ]);
         if (settings.ThrowAway)
         {

@@ -65,12 +65,16 @@ internal static class DeviceCommands
     /// ($1 user_no, $2 device_id, and $3 <paramref name="ackedSeq"/> when given). Each statement after the
     /// lock sees what the lock's previous holder committed.
     /// </summary>
-    public static void AddNew(NpgsqlBatch batch, string newSql, UserNo user, string deviceId, DeviceBounds bounds, long? ackedSeq = null)
+    public static void AddNew(NpgsqlBatch batch, string newSql, UserNo user, string deviceId, DeviceBounds bounds, long? ackedSeq = null) =>
+        AddNew(batch, newSql, user, deviceId, bounds, Acked(ackedSeq));
+
+    /// <summary>As above, <paramref name="newSql"/> taking <paramref name="more"/> after $1 user_no and $2 device_id.</summary>
+    public static void AddNew(NpgsqlBatch batch, string newSql, UserNo user, string deviceId, DeviceBounds bounds, NpgsqlParameter[] more)
     {
         batch.BatchCommands.Add(Lock(user));
         batch.BatchCommands.Add(OfDevice(
             DeviceQueries.MakeRoomForDevice, user, deviceId, InForceSince(bounds), new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices }));
-        batch.BatchCommands.Add(OfDevice(newSql, user, deviceId, Acked(ackedSeq)));
+        batch.BatchCommands.Add(OfDevice(newSql, user, deviceId, more));
     }
 
     private static NpgsqlParameter[] Acked(long? ackedSeq) => ackedSeq is { } seq ? [new NpgsqlParameter<long> { TypedValue = seq }] : [];

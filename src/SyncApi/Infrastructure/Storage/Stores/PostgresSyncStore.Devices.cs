@@ -14,8 +14,36 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// </summary>
 public sealed partial class PostgresSyncStore
 {
-    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken) =>
-        DeviceCommands.UpdateOrAddAsync(dataSource, DeviceQueries.RecordPull, DeviceQueries.AddDevice, user, deviceId, ackedSeq, bounds, cancellationToken);
+    public async Task RecordPullsAsync(IReadOnlyList<DevicePull> pulls, DeviceBounds bounds, CancellationToken cancellationToken)
+    {
+        if (pulls.Count == 0)
+        {
+            return;
+        }
+
+        var known = new HashSet<(long, string)>();
+        await using (var command = dataSource.CreateCommand(DeviceQueries.RecordPulls))
+        {
+            command.Parameters.Add(new NpgsqlParameter<long[]> { TypedValue = [.. pulls.Select(p => p.User.Value)] });
+            command.Parameters.Add(new NpgsqlParameter<string[]> { TypedValue = [.. pulls.Select(p => p.DeviceId)] });
+            command.Parameters.Add(new NpgsqlParameter<long[]> { TypedValue = [.. pulls.Select(p => p.AckedSeq)] });
+            command.Parameters.Add(new NpgsqlParameter<DateTimeOffset[]> { TypedValue = [.. pulls.Select(p => p.At.ToUniversalTime())] });
+            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            {
+                known.Add((reader.GetInt64(0), reader.GetString(1)));
+            }
+        }
+
+        // A device new to its user: one batch each, under that user's device lock, as any device is added.
+        foreach (var pull in pulls.Where(p => !known.Contains((p.User.Value, p.DeviceId))))
+        {
+            await using var batch = dataSource.CreateBatch();
+            DeviceCommands.AddNew(batch, DeviceQueries.AddPulledDevice, pull.User, pull.DeviceId, bounds,
+                [new NpgsqlParameter<long> { TypedValue = pull.AckedSeq }, new NpgsqlParameter<DateTimeOffset> { TypedValue = pull.At.ToUniversalTime() }]);
+            await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
 
     public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken)
     {

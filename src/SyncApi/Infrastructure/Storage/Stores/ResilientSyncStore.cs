@@ -43,11 +43,18 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             static (s, ct) => s.store.SetOwnershipAsync(s.user, s.book, s.owned, ct),
             cancellationToken);
 
-    public Task RecordPullAsync(UserNo user, string deviceId, long ackedSeq, DeviceBounds bounds, CancellationToken cancellationToken) =>
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (store, user, deviceId, ackedSeq, bounds),
-            static (s, ct) => s.store.RecordPullAsync(s.user, s.deviceId, s.ackedSeq, s.bounds, ct),
+            StoragePipelines.PrimaryRead, (store, user),
+            static (s, ct) => s.store.ReadCommittedSeqAsync(s.user, ct),
             cancellationToken);
+
+    public Task RecordPullsAsync(IReadOnlyList<DevicePull> pulls, DeviceBounds bounds, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.IdempotentWrite, (store, pulls, bounds),
+            static (s, ct) => s.store.RecordPullsAsync(s.pulls, s.bounds, ct),
+            cancellationToken);
+
 
     public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(

@@ -1,0 +1,190 @@
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
+using Kobo.Sync.SyncApi.Tests.Apis.Support;
+using Kobo.Sync.SyncApi.Tests.Grpc.Support;
+using Kobo.Sync.SyncApi.Tests.Support;
+using Npgsql;
+using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
+using PullChangesRequest = Kobo.Sync.SyncApi.Grpc.V1.PullChangesRequest;
+
+namespace Kobo.Sync.SyncApi.Tests.Apis;
+
+/// <summary>
+/// A sync that finds nothing new costs the database one statement and no write: devices' positions are
+/// written behind, a batch per interval, counted here with PostgreSQL's own statistics
+/// (pg_stat_statements, this database's statements only). The positions are stored; the device list and a
+/// revocation see them at once; a stop writes what is left; and a position that never reached the store
+/// (as after a crash) lets no device miss a deletion the purge removed.
+/// </summary>
+public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture<SyncServiceDatabase>
+{
+    private static readonly DateTimeOffset T0 = DateTimeOffset.UtcNow.AddHours(-1);
+
+    /// <summary>Positions held for a minute: what reaches the store in a test is what a pull, a list or a stop wrote.</summary>
+    private static readonly Dictionary<string, string?> HeldLong = new() { ["Sync:DevicePositionFlushMs"] = "60000" };
+
+    [Fact]
+    public async Task ANoChangePullSendsOneStatementAndWritesNothingOverRestAndGrpc()
+    {
+        var user = db.NewUser();
+        using var service = db.ServiceWith(HeldLong);
+        using var grpc = new SyncGrpcTestHost(db.ConnectionString, settings: HeldLong);
+        using var device = service.CreateClient().WithToken(TestTokens.For(user, "reader"));
+        await device.PushAsync(user, Upsert("k1", "a highlight", T0));
+        var (_, token) = await device.PullAllAsync(user);
+
+        var before = await StatementsAsync();
+        for (var i = 0; i < 10; i++)
+        {
+            var page = await device.PullPageAsync(user, token);
+            Assert.Equal(0, page.GetProperty("changes").GetArrayLength());
+            var answer = await grpc.Client.Sync.PullChangesAsync(
+                new PullChangesRequest { UserNo = user, Since = token },
+                GrpcTestClient.ToMetadata([new("authorization", $"Bearer {TestTokens.For(user, "reader")}")]),
+                cancellationToken: TestTimeout.Token);
+            Assert.Empty(answer.Changes);
+        }
+
+        var ran = Diff(before, await StatementsAsync());
+        var statement = Assert.Single(ran);
+        Assert.Equal("SELECT change_seq FROM users WHERE user_no = $1", statement.Query);
+        Assert.Equal(20, statement.Calls);
+        Assert.Equal(0, statement.WalRecords);
+    }
+
+    [Fact]
+    public async Task PositionsAreWrittenBehindInOneStatementAndTheDeviceListSeesThemAtOnce()
+    {
+        var user = db.NewUser();
+        using var service = db.ServiceWith(HeldLong);
+        using var phone = service.CreateClient().WithToken(TestTokens.For(user, "phone"));
+        using var tablet = service.CreateClient().WithToken(TestTokens.For(user, "tablet"));
+        await phone.PushAsync(user, Upsert("k1", "a highlight", T0));
+        var (_, phoneToken) = await phone.PullAllAsync(user);
+        var (_, tabletToken) = await tablet.PullAllAsync(user);
+        var firstSeen = await PositionAsync(user, "phone");
+        Assert.Equal(0, firstSeen.Acked);
+
+        await phone.PullPageAsync(user, phoneToken);
+        await tablet.PullPageAsync(user, tabletToken);
+        Assert.Equal(firstSeen, await PositionAsync(user, "phone"));
+
+        var before = await StatementsAsync();
+        var list = await phone.GetJsonAsync($"/v1/users/{user}/devices", 200);
+        var written = Diff(before, await StatementsAsync()).Where(s => s.Query.StartsWith("UPDATE devices", StringComparison.Ordinal)).ToArray();
+
+        var listed = list.GetProperty("devices").EnumerateArray().ToDictionary(d => d.Str("deviceId"), d => d.GetProperty("position").GetInt64());
+        Assert.True(listed["phone"] > 0, "the phone's position was not listed");
+        Assert.Equal(listed["phone"], (await PositionAsync(user, "phone")).Acked);
+        Assert.Equal(listed["tablet"], (await PositionAsync(user, "tablet")).Acked);
+        Assert.True((await PositionAsync(user, "phone")).At > firstSeen.At);
+        var write = Assert.Single(written);
+        Assert.Equal(1, write.Calls);
+        Assert.Equal(2, write.Rows);
+    }
+
+    [Fact]
+    public async Task WithoutAListTheIntervalWritesThemAndAStopWritesWhatIsLeft()
+    {
+        var user = db.NewUser();
+        using (var service = db.ServiceWith(new() { ["Sync:DevicePositionFlushMs"] = "200" }))
+        {
+            using var device = service.CreateClient().WithToken(TestTokens.For(user, "reader"));
+            await device.PushAsync(user, Upsert("k1", "a highlight", T0));
+            var (_, token) = await device.PullAllAsync(user);
+            await device.PullPageAsync(user, token);
+            Assert.True(await EventuallyAsync(async () => (await PositionAsync(user, "reader")).Acked > 0), "the interval never wrote the position");
+        }
+
+        var other = db.NewUser();
+        using (var service = db.ServiceWith(HeldLong))
+        {
+            using var device = service.CreateClient().WithToken(TestTokens.For(other, "reader"));
+            await device.PushAsync(other, Upsert("k1", "a highlight", T0));
+            var (_, token) = await device.PullAllAsync(other);
+            await device.PullPageAsync(other, token);
+            Assert.Equal(0, (await PositionAsync(other, "reader")).Acked);
+        }
+
+        Assert.True((await PositionAsync(other, "reader")).Acked > 0, "the stop did not write the held position");
+    }
+
+    [Fact]
+    public async Task APositionThatNeverReachedTheStoreLetsNoDeviceMissADeletionThePurgeRemoved()
+    {
+        var user = db.NewUser();
+        using var service = db.ServiceWith(HeldLong);
+        using var reader = service.CreateClient().WithToken(TestTokens.For(user, "reader"));
+        using var phone = service.CreateClient().WithToken(TestTokens.For(user, "phone"));
+        await phone.PushAsync(user, Upsert("k1", "a highlight", T0));
+        var (_, beforeDeletion) = await reader.PullAllAsync(user);
+        await phone.PushAsync(user, Delete("k1", T0.AddMinutes(1)));
+
+        // The reader receives the tombstone, and its positions stay in memory, as if the instance then crashed.
+        var (changes, afterDeletion) = await reader.PullAllAsync(user, beforeDeletion);
+        Assert.True(Assert.Single(changes).GetProperty("deleted").GetBoolean());
+        var stored = await PositionAsync(user, "reader");
+        Assert.Equal(0, stored.Acked);
+
+        await new TombstonePurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(1), 10_000, TestTimeout.Token);
+
+        // Back with the token from before the deletion, the device is told to start over, never answered empty.
+        await reader.PullPageAsync(user, beforeDeletion, expect: 410);
+        var caughtUp = await reader.PullPageAsync(user, afterDeletion);
+        Assert.Equal(0, caughtUp.GetProperty("changes").GetArrayLength());
+    }
+
+    private sealed record Statement(long QueryId, string Query, long Calls, long Rows, long WalRecords);
+
+    /// <summary>This database's statements as pg_stat_statements counts them, the statistics' own queries left out.</summary>
+    private async Task<Dictionary<long, Statement>> StatementsAsync()
+    {
+        await using (var create = db.DataSource.CreateCommand("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"))
+        {
+            await create.ExecuteNonQueryAsync(TestTimeout.Token);
+        }
+
+        await using var command = db.DataSource.CreateCommand("""
+            SELECT queryid, query, calls, rows, wal_records FROM pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%FROM devices WHERE user_no = $1 AND device_id = $2%'
+            """);
+        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
+        var statements = new Dictionary<long, Statement>();
+        while (await reader.ReadAsync(TestTimeout.Token))
+        {
+            statements[reader.GetInt64(0)] = new Statement(reader.GetInt64(0), reader.GetString(1), reader.GetInt64(2), reader.GetInt64(3), reader.GetInt64(4));
+        }
+
+        return statements;
+    }
+
+    private static List<Statement> Diff(Dictionary<long, Statement> before, Dictionary<long, Statement> after) =>
+        [.. after.Values
+            .Select(s => before.TryGetValue(s.QueryId, out var b) ? s with { Calls = s.Calls - b.Calls, Rows = s.Rows - b.Rows, WalRecords = s.WalRecords - b.WalRecords } : s)
+            .Where(s => s.Calls > 0)];
+
+    private async Task<(long Acked, DateTimeOffset? At)> PositionAsync(long user, string device)
+    {
+        await using var command = db.DataSource.CreateCommand("SELECT acked_seq, last_sync_at FROM devices WHERE user_no = $1 AND device_id = $2");
+        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
+        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = device });
+        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
+        Assert.True(await reader.ReadAsync(TestTimeout.Token), $"device {device} of user {user} is not stored");
+        return (reader.GetInt64(0), reader.IsDBNull(1) ? null : reader.GetFieldValue<DateTimeOffset>(1));
+    }
+
+    private static async Task<bool> EventuallyAsync(Func<Task<bool>> condition)
+    {
+        for (var i = 0; i < 300; i++)
+        {
+            if (await condition())
+            {
+                return true;
+            }
+
+            await Task.Delay(100, TestTimeout.Token);
+        }
+
+        return false;
+    }
+}
