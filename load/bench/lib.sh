@@ -206,6 +206,7 @@ bench_wrk_mode() {
       passes=$(bench_push_passes "$3" "$users")
       TOKENS="$5" PASSES="$passes" THREADS=2 BOOK="$BENCH_PUSH_BOOK" \
         wrk -t2 -c"$BENCH_PUSH_CONNECTIONS" -d"${3}s" --latency -s load/wrk/device-push.lua "$2" >"$6" 2>&1 ;;
+    sync) READ=sync TOKENS="$dir/sync-tokens.tsv" wrk -t2 -c"$4" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1 ;;
     kobo) READ=kobo LINKS="$dir/kobo-links.txt" wrk -t2 -c"$(( $4 < BENCH_KOBO_CONNECTIONS ? $4 : BENCH_KOBO_CONNECTIONS ))" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1 ;;
     live) wrk -t2 -c"$4" -d"${3}s" --latency "$2/healthz/live" >"$6" 2>&1 ;;
     *) echo "unknown read mode: $1" >&2; exit 2 ;;
@@ -223,11 +224,64 @@ bench_prepare_mode() {
   case "$1" in
     book) echo "==> $(bench_book_pairs "$2" "$4/books.tsv") users' books with highlights" >&2 ;;
     kobo) echo "==> $(bench_kobo_links "$2" "$3" "$4/tokens.tsv" "$4/kobo-links.txt") Kobo links made" >&2 ;;
+    sync) echo "==> $(bench_sync_tokens "$3" "$4/tokens.tsv" "$4/sync-tokens.tsv") devices caught up (a full sync each)" >&2 ;;
     push)
       bench_push_check "$3" "$4/tokens.tsv" || exit 2
       echo "==> push check: $BENCH_PUSH_CHANGES of $BENCH_PUSH_CHANGES changes applied" >&2
       bench_push_prime "$2" "$3" "$4" ;;
   esac
+}
+
+# URL TOKENS OUT: each user of TOKENS pulls every change (GET /v1/users/N/changes, walking syncToken), from
+# its token in OUT when OUT has one (so only what changed since is pulled), else from the start; OUT gets
+# "userNo<TAB>device token<TAB>caught-up sync token" lines, the "sync" load's: a scheduled sync that finds
+# nothing new. Prints how many. Eight pulls at a time, each bounded (30 s).
+bench_sync_tokens() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import concurrent.futures, json, os, sys, urllib.parse, urllib.request
+base, tokens, out = sys.argv[1:4]
+users = [line.rstrip("\n").split("\t")[:2] for line in open(tokens) if line.strip()]
+held = {}
+if os.path.exists(out):
+    held = {parts[0]: parts[2] for parts in (line.rstrip("\n").split("\t") for line in open(out)) if len(parts) == 3}
+def caught_up(user, token):
+    since = held.get(user)
+    while True:
+        query = "?pageSize=1000" + ("&since=" + urllib.parse.quote(since, safe="") if since else "")
+        request = urllib.request.Request(f"{base}/v1/users/{user}/changes{query}", headers={"Authorization": f"Bearer {token}"})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            page = json.load(answer)
+        since = page["syncToken"]
+        if not page["hasMore"]:
+            return since
+with concurrent.futures.ThreadPoolExecutor(8) as pool:
+    synced = list(pool.map(lambda u: caught_up(u[0], u[1]), users))
+with open(out, "w") as f:
+    for (user, token), since in zip(users, synced):
+        f.write(f"{user}\t{token}\t{since}\n")
+print(len(synced))
+PY
+}
+
+# PG: the database's work so far, "statements WAL-bytes write-transactions": this database's statements
+# (pg_stat_statements, when the server loads it; "-" otherwise), the WAL position in bytes, and the next
+# transaction id (only a transaction that writes takes one). All three are exact at once, unlike the
+# cumulative statistics a backend reports up to a second late.
+bench_db_work() {
+  local statements
+  statements=$(psql "$1" -Atqc "CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+    SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())" 2>/dev/null | tail -1) || statements=-
+  echo "${statements:--} $(psql "$1" -Atqc "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint, pg_snapshot_xmax(pg_current_snapshot())")" | tr '|' ' '
+}
+
+# BEFORE AFTER N: per request, from two bench_db_work lines; the measuring queries themselves (four
+# statements a pair) are left out of the statements.
+bench_db_per_request() {
+  awk -v n="$3" -v a="$1" -v b="$2" 'BEGIN {
+    split(a, x, " "); split(b, y, " ")
+    if (x[1] == "-" || y[1] == "-") st = "-"; else st = sprintf("%.2f", (y[1] - x[1] - 4) / n)
+    printf "%s %.1f %.3f", st, (y[2] - x[2]) / n, (y[3] - x[3]) / n }'
 }
 
 # PG URL WORK: runs the push load until every user of WORK/tokens.tsv has its 10 highlights in the push
@@ -270,12 +324,16 @@ bench_per_request() { awk -v t="$(getconf CLK_TCK)" -v n="$2" -v d="$1" 'BEGIN {
 # MODE URL SERVICE_PID POSTMASTER SECONDS CONNECTIONS WORK: one wrk run of MODE against the service,
 # with what it cost. Prints "req/s service-µs bytes postgres-µs wrk-µs requests applied non-2xx", each
 # cost per request; bytes is "-" when the service's /metrics is off, applied the changes the service
-# applied meanwhile (push), non-2xx the answers wrk counted outside 2xx/3xx. Run it in a subshell of
-# its own ($(...)): the load generator's CPU is read as the subshell's reaped children's.
+# applied meanwhile (push), non-2xx the answers wrk counted outside 2xx/3xx. With BENCH_PG (a conninfo)
+# set, three more: the database's statements, WAL bytes and write transactions per request
+# (bench_db_work; the whole server's WAL and transactions, so nothing else may load it meanwhile).
+# Run it in a subshell of its own ($(...)): the load generator's CPU is read as the subshell's reaped children's.
 bench_measure() {
   local mode="$1" url="$2" pid="$3" postmaster="$4" seconds="$5" connections="$6" work="$7"
   local s0 p0 c0 a0 a1 u0 u1 n bytes=- me=$BASHPID out="$7/wrk-$1.out"
+  local d0="" d1="" db=""
   a0=$(bench_allocated "$url"); u0=$(bench_push_applied "$url")
+  [ -z "${BENCH_PG:-}" ] || d0=$(bench_db_work "$BENCH_PG")
   s0=$(bench_own_ticks "$pid"); p0=$(bench_pg_ticks "$postmaster"); c0=$(bench_children_ticks "$me")
   bench_wrk_mode "$mode" "$url" "$seconds" "$connections" "$work/tokens.tsv" "$out"
   n=$(awk '/requests in/ {print $1}' "$out")
@@ -283,8 +341,9 @@ bench_measure() {
   local s1 p1 c1
   s1=$(bench_own_ticks "$pid"); p1=$(bench_pg_ticks "$postmaster"); c1=$(bench_children_ticks "$me")
   a1=$(bench_allocated "$url"); u1=$(bench_push_applied "$url")
+  [ -z "${BENCH_PG:-}" ] || { d1=$(bench_db_work "$BENCH_PG"); db=" $(bench_db_per_request "$d0" "$d1" "$n")"; }
   [ -z "$a0" ] || [ -z "$a1" ] || bytes=$(( (a1 - a0) / n ))
   echo "$(awk '/Requests\/sec/ {printf "%.0f", $2}' "$out") $(bench_per_request $(( s1 - s0 )) "$n") $bytes" \
     "$(bench_per_request $(( p1 - p0 )) "$n") $(bench_per_request $(( c1 - c0 )) "$n") $n $(( ${u1:-0} - ${u0:-0} ))" \
-    "$(awk '/Non-2xx/ {n = $5} END {print n + 0}' "$out")"
+    "$(awk '/Non-2xx/ {n = $5} END {print n + 0}' "$out")$db"
 }

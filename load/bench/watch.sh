@@ -3,7 +3,7 @@
 # change that makes a request allocate or burn more than it did is caught before it lands.
 #
 #   load/bench/watch.sh BASE [HEAD] [--rounds 6] [--seconds 5] [--warmup 5] [--pg-port 5460] [--port 5470]
-#       [--figures "user highlights book push kobo"] [--max-bytes-rise 10] [--max-bytes-rise-abs 2048] [--max-cpu-rise 25]
+#       [--figures "user highlights book push kobo sync"] [--max-bytes-rise 10] [--max-bytes-rise-abs 2048] [--max-cpu-rise 25]
 #       [--history load/bench/watch-history.tsv | --no-history]
 #
 # BASE and HEAD are any commits (HEAD by default). Each is built (Release) in a detached git worktree of
@@ -17,6 +17,8 @@
 #   book        GET /v1/users/N/books/B/highlights, first page, over the books users have highlights on
 #   push        POST /v1/users/N/changes with 10 highlight changes, every one applied
 #   kobo        GET /kobo/{secret}/v1/library/sync, the first page (no sync token), one Kobo link a user
+#   sync        GET /v1/users/N/changes?since=TOKEN with a caught-up token: a scheduled sync that finds
+#               nothing new (each user pulls everything once first)
 #
 # each build is warmed up once, unrecorded (--warmup seconds), and then measured in --rounds rounds of
 # --seconds each under wrk, BASE then HEAD in every round (A B A B), with the loads of cost.sh
@@ -44,7 +46,7 @@ cd "$repo"
 usage() { sed -n '5,7p' "$0" | sed 's/^# \{0,3\}//' >&2; exit 2; }
 
 base_ref="" head_ref="" rounds=6 seconds=5 warmup=5 pg_port=5460 port=5470
-figures="user highlights book push kobo" max_bytes=10 max_bytes_abs=2048 max_cpu=25
+figures="user highlights book push kobo sync" max_bytes=10 max_bytes_abs=2048 max_cpu=25
 history=load/bench/watch-history.tsv
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -76,7 +78,7 @@ if [ "$rounds" -lt 1 ] || [ "$rounds" -gt 50 ] || [ "$seconds" -lt 1 ] || [ "$se
   exit 2
 fi
 for figure in $figures; do
-  case "$figure" in user|highlights|book|push|kobo) ;; *) echo "unknown figure: $figure (user, highlights, book, push, kobo)" >&2; exit 2 ;; esac
+  case "$figure" in user|highlights|book|push|kobo|sync) ;; *) echo "unknown figure: $figure (user, highlights, book, push, kobo, sync)" >&2; exit 2 ;; esac
 done
 for tool in git dotnet wrk psql curl ss runuser /usr/bin/python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client curl iproute2)" >&2; exit 2; }
@@ -161,6 +163,8 @@ head_pid=$!
 wait_ready head "$head_url" "$head_pid"
 password=$(cat "$work/postgres/kobo-sync.password")
 pg="host=127.0.0.1 port=$pg_port dbname=kobo_sync user=kobo password=$password"
+# The database's statements, WAL and write transactions per request, beside the CPU (lib.sh's bench_measure).
+export BENCH_PG="$pg"
 progress "starting the BASE build on $base_url, same database"
 Demo__Seed=false Storage__ConnectionString="Host=127.0.0.1;Port=$pg_port;Database=kobo_sync;Username=kobo;Password=$password" \
   Endpoints__Rest="$base_url" Endpoints__Grpc="http://127.0.0.1:$((port + 3))" Kobo__PublicBaseUrl="$base_url" \
@@ -190,6 +194,9 @@ measure() { # FIGURE BUILD SECONDS -> the line of bench_measure
   # A round takes longer than the Kobo link cache's lifetime (a minute): one unrecorded second first
   # brings the links back into it, so that the measured page is the page, not the link's look-up.
   [ "$1" != kobo ] || bench_wrk_mode kobo "$url" 1 "$BENCH_KOBO_CONNECTIONS" "$work/tokens.tsv" "$work/kobo-rewarm.out" 2>/dev/null
+  # The push load changes every user's highlights: the sync load's tokens are caught up again first
+  # (unrecorded), so that its syncs find nothing new.
+  [ "$1" != sync ] || bench_sync_tokens "$url" "$work/tokens.tsv" "$work/sync-tokens.tsv" >/dev/null
   bench_measure "$1" "$url" "$pid" "$postmaster" "$3" "$(connections_of "$1")" "$work"
 }
 
@@ -206,7 +213,7 @@ for round in $(seq 1 "$rounds"); do
   for figure in $figures; do
     for build in base head; do
       line=$(measure "$figure" "$build" "$seconds")
-      read -r rps svc bytes _pg _wrk n applied non2xx <<<"$line"
+      read -r rps svc bytes pgcpu _wrk n applied non2xx statements wal xacts <<<"$line"
       progress "round $round/$rounds $figure $build: $rps req/s, $svc µs CPU and $bytes bytes per request, $non2xx non-2xx"
       # A load the service refused in part measures something else: more than 1% non-2xx stops the watch.
       if [ $(( non2xx * 100 )) -gt "$n" ]; then
@@ -217,7 +224,8 @@ for round in $(seq 1 "$rounds"); do
         echo "push on $build: $applied changes applied for $n requests of $BENCH_PUSH_CHANGES" >&2
         exit 2
       fi
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$figure" "$build" "$round" "$svc" "$bytes" "$rps" >>"$results"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$figure" "$build" "$round" "$svc" "$bytes" "$rps" \
+        "$pgcpu" "${statements:--}" "${wal:--}" "${xacts:--}" >>"$results"
     done
   done
 done
@@ -225,9 +233,9 @@ done
 # --- report -------------------------------------------------------------------------------------------
 machine="$(nproc) cores $(uname -m)"
 date_now=$(date -u +%Y-%m-%dT%H:%MZ)
-median_of() { # FIGURE BUILD COLUMN
-  awk -F'\t' -v f="$1" -v b="$2" -v c="$3" '$1 == f && $2 == b {print $c}' "$results" |
-    sort -g | awk '{a[NR] = $1} END {if (NR % 2) printf "%.1f", a[(NR + 1) / 2]; else printf "%.1f", (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+median_of() { # FIGURE BUILD COLUMN [PRINTF-FORMAT]
+  awk -F'\t' -v f="$1" -v b="$2" -v c="$3" '$1 == f && $2 == b && $c != "-" {print $c}' "$results" |
+    sort -g | awk -v fmt="${4:-%.1f}" '{a[NR] = $1} END {if (NR == 0) printf "-"; else if (NR % 2) printf fmt, a[(NR + 1) / 2]; else printf fmt, (a[NR / 2] + a[NR / 2 + 1]) / 2}'
 }
 change() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == 0) print "-"; else printf "%+.1f", (b - a) / a * 100}'; }
 over() { awk -v c="$1" -v t="$2" 'BEGIN {exit !(c != "-" && c + 0 > t + 0)}'; }
@@ -255,6 +263,15 @@ for figure in $figures; do
   if over "$dc" "$max_cpu"; then regressions+=("$figure: CPU µs per request $cb -> $ch ($dc%, limit +$max_cpu%)"); fi
   head_rows+=("$date_now	${head_sha:0:12}	$figure	$bh	$ch	$machine	$rounds")
   base_rows+=("$date_now	${base_sha:0:12}	$figure	$bb	$cb	$machine	$rounds")
+done
+echo
+echo "The database, per request (median of rounds): PostgreSQL's CPU (µs), statements (pg_stat_statements), WAL bytes and write transactions (transaction ids taken)."
+echo
+echo "| figure | PG CPU µs BASE | HEAD | statements BASE | HEAD | WAL bytes BASE | HEAD | write transactions BASE | HEAD |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for figure in $figures; do
+  echo "| $figure | $(median_of "$figure" base 7) | $(median_of "$figure" head 7) | $(median_of "$figure" base 8 %.2f) | $(median_of "$figure" head 8 %.2f)" \
+    "| $(median_of "$figure" base 9) | $(median_of "$figure" head 9) | $(median_of "$figure" base 10 %.3f) | $(median_of "$figure" head 10 %.3f) |"
 done
 echo
 

@@ -5,6 +5,8 @@
 -- GET /v1/users/N/highlights) or "book" (first page of GET /v1/users/N/books/B/highlights, one
 -- request per "userNo<TAB>bookNo" line of the file named by BOOKS: the books users have highlights
 -- on). Threads walk the list from different offsets.
+-- READ "sync" is a scheduled sync that finds nothing new: GET /v1/users/N/changes?since=TOKEN, with the
+-- caught-up sync token of "userNo<TAB>token<TAB>syncToken" lines (lib.sh's bench_sync_tokens).
 -- READ "kobo" is a Kobo e-reader's library sync instead: the first page of
 -- GET /kobo/{secret}/v1/library/sync (no x-kobo-synctoken, so the same page every time for a library
 -- that does not change), one request per "/kobo/<secret>" line of the file named by LINKS (the paths
@@ -14,13 +16,16 @@
 local read = os.getenv("READ") or "user"
 local users, tokens = {}, {}
 
+local since = {}
+
 local function load_tokens()
   local path = os.getenv("TOKENS") or error("set TOKENS to a token file")
   for line in io.lines(path) do
-    local user, token = line:match("^(%d+)\t(%S+)$")
+    local user, token, sync = line:match("^(%d+)\t(%S+)\t?(%S*)$")
     if user then
       users[#users + 1] = user
       tokens[#tokens + 1] = "Bearer " .. token
+      since[#since + 1] = sync
     end
   end
   assert(#users > 0, "no tokens in " .. path)
@@ -83,6 +88,11 @@ function init(args)
       local path
       if read == "highlights" then
         path = "/v1/users/" .. users[i] .. "/highlights"
+      elseif read == "sync" then
+        assert(since[i] ~= "", "READ=sync needs userNo<TAB>token<TAB>syncToken lines (lib.sh's bench_sync_tokens)")
+        path = "/v1/users/" .. users[i] .. "/changes?since=" .. since[i]:gsub("[^%w%-_%.~]", function(c)
+          return string.format("%%%02X", string.byte(c))
+        end)
       else
         path = "/v1/users/" .. users[i]
       end

@@ -66,6 +66,9 @@ public readonly record struct SyncPosition(
     /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>
     public long Seq => Math.Max(Math.Max(Math.Max(HighlightSeq, EntitlementSeq), ReadingSeq), CollectionSeq);
 
+    /// <summary>The lowest of the library's streams' positions (entitlements, reading states, collections): a Kobo library sync's.</summary>
+    public long LowestLibrarySeq => Math.Min(Math.Min(EntitlementSeq, ReadingSeq), CollectionSeq);
+
     /// <summary>The lowest of the streams' sequence positions: every change numbered up to it has been delivered.</summary>
     public long LowestSeq => Math.Min(Math.Min(Math.Min(HighlightSeq, EntitlementSeq), ReadingSeq), CollectionSeq);
 }

@@ -2,8 +2,11 @@ using Kobo.Sync.Domain.Ids;
 
 namespace Kobo.Sync.Domain.Devices;
 
-/// <summary>A device's pull as the device list keeps it: the position it came back with (what it has applied) and when.</summary>
-public sealed record DevicePull(UserNo User, string DeviceId, long AckedSeq, DateTimeOffset At);
+/// <summary>
+/// A device's pull as the device list keeps it: the position it came back with (what it has applied) and
+/// when. A Kobo e-reader's library sync acknowledges no position of the native stream: null keeps the stored one.
+/// </summary>
+public sealed record DevicePull(UserNo User, string DeviceId, long? AckedSeq, DateTimeOffset At);
 
 /// <summary>
 /// Where each device stands, written behind the pulls: a pull records its device's position here and
@@ -15,8 +18,8 @@ public sealed record DevicePull(UserNo User, string DeviceId, long AckedSeq, Dat
 /// </summary>
 public interface IDevicePositions
 {
-    /// <summary>Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/>.</summary>
-    void Record(UserNo user, string deviceId, long ackedSeq);
+    /// <summary>Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/> (null: a Kobo library sync, which keeps the stored one).</summary>
+    void Record(UserNo user, string deviceId, long? ackedSeq);
 
     /// <summary>Stores the positions of <paramref name="user"/>'s devices held here, so a device list read next sees them.</summary>
     Task FlushAsync(UserNo user, CancellationToken cancellationToken);

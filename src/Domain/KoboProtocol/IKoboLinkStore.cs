@@ -37,9 +37,4 @@ public interface IKoboLinkStore
     /// </summary>
     Task<byte[]?> RevokeAsync(UserNo user, byte[] linkId, CancellationToken cancellationToken);
 
-    /// <summary>
-    /// Records that a linked e-reader synced, as its linking device: that device stays among the user's
-    /// recently seen devices (so revoking it still finds it), and is made known again if it was dropped.
-    /// </summary>
-    Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken);
 }

@@ -38,6 +38,23 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
     {
         var user = caller.User;
         var position = Resolve(user, syncToken);
+        if (!position.IsStart && position.PagesInSync == 0)
+        {
+            // A new sync from a token at or past the user's committed sequence in every library stream has
+            // nothing to fetch (as HighlightSync's pull): one indexed read answers it.
+            var committed = await store.ReadCommittedSeqAsync(user, cancellationToken).ConfigureAwait(false)
+                ?? throw ResourceNotFoundException.UnknownUser(user);
+            if (committed <= position.LowestLibrarySeq)
+            {
+                return new LibraryPage([], [], TokenPrefix + tokens.Issue(user, position.WithLibraryThrough(committed), SyncTokenKind.KoboLibrary), false, false)
+                {
+                    PageOfSync = 1,
+                    Collections = [],
+                    CollectionsSeenThrough = position.CollectionSeq,
+                };
+            }
+        }
+
         var rows = await store.ReadChangesAsync(user, position, PageSize + 1, budget.MaxBytes, cancellationToken).ConfigureAwait(false)
             ?? throw ResourceNotFoundException.UnknownUser(user);
         if (!position.IsStart && position.CollectionSeq < rows.PurgedCollectionSeq)

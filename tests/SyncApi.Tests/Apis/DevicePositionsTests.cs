@@ -44,7 +44,7 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
             Assert.Empty(answer.Changes);
         }
 
-        var ran = Diff(before, await StatementsAsync());
+        var ran = (await StatementsAsync()).Since(before);
         var statement = Assert.Single(ran);
         Assert.Equal("SELECT change_seq FROM users WHERE user_no = $1", statement.Query);
         Assert.Equal(20, statement.Calls);
@@ -70,7 +70,7 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
 
         var before = await StatementsAsync();
         var list = await phone.GetJsonAsync($"/v1/users/{user}/devices", 200);
-        var written = Diff(before, await StatementsAsync()).Where(s => s.Query.StartsWith("UPDATE devices", StringComparison.Ordinal)).ToArray();
+        var written = (await StatementsAsync()).Since(before).Where(s => s.Query.StartsWith("UPDATE devices", StringComparison.Ordinal)).ToArray();
 
         var listed = list.GetProperty("devices").EnumerateArray().ToDictionary(d => d.Str("deviceId"), d => d.GetProperty("position").GetInt64());
         Assert.True(listed["phone"] > 0, "the phone's position was not listed");
@@ -133,35 +133,7 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
         Assert.Equal(0, caughtUp.GetProperty("changes").GetArrayLength());
     }
 
-    private sealed record Statement(long QueryId, string Query, long Calls, long Rows, long WalRecords);
-
-    /// <summary>This database's statements as pg_stat_statements counts them, the statistics' own queries left out.</summary>
-    private async Task<Dictionary<long, Statement>> StatementsAsync()
-    {
-        await using (var create = db.DataSource.CreateCommand("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"))
-        {
-            await create.ExecuteNonQueryAsync(TestTimeout.Token);
-        }
-
-        await using var command = db.DataSource.CreateCommand("""
-            SELECT queryid, query, calls, rows, wal_records FROM pg_stat_statements
-            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%FROM devices WHERE user_no = $1 AND device_id = $2%'
-            """);
-        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
-        var statements = new Dictionary<long, Statement>();
-        while (await reader.ReadAsync(TestTimeout.Token))
-        {
-            statements[reader.GetInt64(0)] = new Statement(reader.GetInt64(0), reader.GetString(1), reader.GetInt64(2), reader.GetInt64(3), reader.GetInt64(4));
-        }
-
-        return statements;
-    }
-
-    private static List<Statement> Diff(Dictionary<long, Statement> before, Dictionary<long, Statement> after) =>
-        [.. after.Values
-            .Select(s => before.TryGetValue(s.QueryId, out var b) ? s with { Calls = s.Calls - b.Calls, Rows = s.Rows - b.Rows, WalRecords = s.WalRecords - b.WalRecords } : s)
-            .Where(s => s.Calls > 0)];
+    private Task<Dictionary<long, CountedStatement>> StatementsAsync() => DatabaseStatements.SnapshotAsync(db.DataSource);
 
     private async Task<(long Acked, DateTimeOffset? At)> PositionAsync(long user, string device)
     {

@@ -34,7 +34,7 @@ internal static class KoboLibraryApi
     }
 
     private static async Task<IResult> Sync(
-        HttpContext context, LibrarySync library, IKoboLinkStore links, SyncSettings settings, TimeProvider clock,
+        HttpContext context, LibrarySync library, IDevicePositions positions, TimeProvider clock,
         IOptions<KoboOptions> options, CancellationToken cancellationToken)
     {
         var caller = context.Caller();
@@ -42,9 +42,9 @@ internal static class KoboLibraryApi
         var page = await library.PullAsync(caller, token, cancellationToken);
         if (page.PageOfSync == 1)
         {
-            await links.TouchLinkingDeviceAsync(
-                caller.User, caller.DeviceId, DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock),
-                cancellationToken);
+            // A linked e-reader's sync counts as its linking device's (it stays among the user's recently
+            // seen devices, and is made known again if it was dropped), written behind as any pull.
+            positions.Record(caller.User, caller.DeviceId, null);
         }
 
         var now = KoboJson.Timestamp(clock.GetUtcNow());

@@ -50,7 +50,7 @@ internal sealed partial class DevicePositionWriter(
     /// <summary>Pulls not recorded since the start because <c>Sync:MaxPendingDevicePositions</c> devices were waiting.</summary>
     public long Dropped => Interlocked.Read(ref _dropped);
 
-    public void Record(UserNo user, string deviceId, long ackedSeq) =>
+    public void Record(UserNo user, string deviceId, long? ackedSeq) =>
         Hold(new DevicePull(user, deviceId, ackedSeq, clock.GetUtcNow()), replace: true);
 
     public async Task FlushAsync(UserNo user, CancellationToken cancellationToken)

@@ -7,27 +7,31 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 internal static class DeviceQueries
 {
     /// <summary>
-    /// $1 user numbers, $2 device ids, $3 acknowledged positions, $4 pull times: devices' pulls, written
-    /// behind (<c>DevicePositionWriter</c>), one statement for a whole batch. Each known device keeps its
-    /// latest pull by time (batches of two instances may arrive in either order). Columns: user_no,
-    /// device_id of the devices it found; the others are new to their users.
+    /// $1 user numbers, $2 device ids, $3 acknowledged positions (null: keep the stored one), $4 pull times:
+    /// devices' pulls, written behind (<c>DevicePositionWriter</c>), one statement for a whole batch. Each
+    /// known device keeps its latest pull by time (batches of two instances may arrive in either order).
+    /// Columns: user_no, device_id of the devices it found; the others are new to their users.
     /// </summary>
     public const string RecordPulls = """
         UPDATE devices d
         SET last_sync_at = greatest(d.last_sync_at, p.at),
-            acked_seq = CASE WHEN d.last_sync_at IS NULL OR d.last_sync_at <= p.at THEN p.acked_seq ELSE d.acked_seq END
+            acked_seq = CASE WHEN p.acked_seq IS NOT NULL AND (d.last_sync_at IS NULL OR d.last_sync_at <= p.at)
+                             THEN p.acked_seq ELSE d.acked_seq END
         FROM unnest($1::bigint[], $2::text[], $3::bigint[], $4::timestamptz[]) AS p(user_no, device_id, acked_seq, at)
         WHERE d.user_no = p.user_no AND d.device_id = p.device_id
         RETURNING d.user_no, d.device_id
         """;
 
-    /// <summary>$1 user_no, $2 device_id, $3 acknowledged seq, $4 pull time. Adds a device with its first pull (or keeps the later pull, when another came first).</summary>
+    /// <summary>
+    /// $1 user_no, $2 device_id, $3 acknowledged seq (null: none), $4 pull time. Adds a device with its first
+    /// pull (or keeps the later pull, when another came first).
+    /// </summary>
     public const string AddPulledDevice = """
-        INSERT INTO devices (user_no, device_id, last_sync_at, acked_seq) VALUES ($1, $2, $4, $3)
+        INSERT INTO devices (user_no, device_id, last_sync_at, acked_seq) VALUES ($1, $2, $4, coalesce($3::bigint, 0))
         ON CONFLICT (user_no, device_id) DO UPDATE
         SET last_sync_at = greatest(devices.last_sync_at, EXCLUDED.last_sync_at),
-            acked_seq = CASE WHEN devices.last_sync_at IS NULL OR devices.last_sync_at <= EXCLUDED.last_sync_at
-                             THEN EXCLUDED.acked_seq ELSE devices.acked_seq END
+            acked_seq = CASE WHEN $3::bigint IS NOT NULL AND (devices.last_sync_at IS NULL OR devices.last_sync_at <= EXCLUDED.last_sync_at)
+                             THEN $3::bigint ELSE devices.acked_seq END
         """;
 
     /// <summary>

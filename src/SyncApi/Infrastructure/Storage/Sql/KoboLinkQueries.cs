@@ -82,9 +82,6 @@ internal static class KoboLinkQueries
             OFFSET {MaxRevokedLinksPerUser})
         """;
 
-    /// <summary>$1 user_no, $2 device_id. A linked e-reader's sync counts as its linking device's: no row changed when the device is not known.</summary>
-    public const string TouchDevice = "UPDATE devices SET last_sync_at = now() WHERE user_no = $1 AND device_id = $2";
-
     /// <summary>$1 secret_hash. Columns: user_no, device_id, created_at, revoked_at.</summary>
     public const string Find = "SELECT user_no, device_id, created_at, revoked_at FROM kobo_links WHERE secret_hash = $1";
 

@@ -67,16 +67,6 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         return (hashes, newest);
     }
 
-    public Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
-        TouchDeviceCoreAsync(dataSource, user, linkingDeviceId, bounds, cancellationToken);
-
-    private static async Task TouchDeviceCoreAsync(
-        NpgsqlDataSource dataSource, UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken)
-    {
-        await DeviceCommands.UpdateOrAddAsync(
-            dataSource, KoboLinkQueries.TouchDevice, KoboLinkQueries.EnsureDevice, user, deviceId, null, bounds, cancellationToken).ConfigureAwait(false);
-    }
-
     private static async Task<KoboLinkCreation> CreateCoreAsync(
         NpgsqlDataSource dataSource, UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds,
         DateTimeOffset? revokedFrom, CancellationToken cancellationToken)

@@ -18,6 +18,9 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource) : ILibrary
     public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
         ReadChangesCoreAsync(dataSource, user, after, limit, maxBytes, cancellationToken);
 
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
+        ChangeSequences.ReadCommittedAsync(dataSource, user, cancellationToken);
+
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
         ReadBookCoreAsync(dataSource, user, book, cancellationToken);
 

@@ -26,7 +26,7 @@ public sealed partial class PostgresSyncStore
         {
             command.Parameters.Add(new NpgsqlParameter<long[]> { TypedValue = [.. pulls.Select(p => p.User.Value)] });
             command.Parameters.Add(new NpgsqlParameter<string[]> { TypedValue = [.. pulls.Select(p => p.DeviceId)] });
-            command.Parameters.Add(new NpgsqlParameter<long[]> { TypedValue = [.. pulls.Select(p => p.AckedSeq)] });
+            command.Parameters.Add(new NpgsqlParameter<long?[]> { TypedValue = [.. pulls.Select(p => p.AckedSeq)] });
             command.Parameters.Add(new NpgsqlParameter<DateTimeOffset[]> { TypedValue = [.. pulls.Select(p => p.At.ToUniversalTime())] });
             await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
@@ -40,7 +40,10 @@ public sealed partial class PostgresSyncStore
         {
             await using var batch = dataSource.CreateBatch();
             DeviceCommands.AddNew(batch, DeviceQueries.AddPulledDevice, pull.User, pull.DeviceId, bounds,
-                [new NpgsqlParameter<long> { TypedValue = pull.AckedSeq }, new NpgsqlParameter<DateTimeOffset> { TypedValue = pull.At.ToUniversalTime() }]);
+                [
+                    new NpgsqlParameter { NpgsqlDbType = NpgsqlDbType.Bigint, Value = (object?)pull.AckedSeq ?? DBNull.Value },
+                    new NpgsqlParameter<DateTimeOffset> { TypedValue = pull.At.ToUniversalTime() },
+                ]);
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
         }
     }

@@ -98,12 +98,8 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
         return new(HighlightSyncQueries.LoadForWrite) { Parameters = { new NpgsqlParameter<string[]> { TypedValue = texts } } };
     }
 
-    public async Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken)
-    {
-        await using var command = dataSource.CreateCommand(ChangeSeqQueries.CommittedSeq);
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
-        return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long seq ? seq : null;
-    }
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
+        ChangeSequences.ReadCommittedAsync(dataSource, user, cancellationToken);
 
     public async Task<StoredChanges?> ReadChangesAsync(
         UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)

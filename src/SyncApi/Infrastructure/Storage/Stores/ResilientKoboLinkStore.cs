@@ -40,9 +40,4 @@ public sealed class ResilientKoboLinkStore(PostgresKoboLinkStore store, StorageP
             static (s, ct) => s.store.RevokeAsync(s.user, s.linkId, ct),
             cancellationToken);
 
-    public Task TouchLinkingDeviceAsync(UserNo user, string linkingDeviceId, DeviceBounds bounds, CancellationToken cancellationToken) =>
-        pipelines.RunAsync(
-            StoragePipelines.IdempotentWrite, (store, user, linkingDeviceId, bounds),
-            static (s, ct) => s.store.TouchLinkingDeviceAsync(s.user, s.linkingDeviceId, s.bounds, ct),
-            cancellationToken);
 }

@@ -14,6 +14,12 @@ public sealed class ResilientLibraryStore(PostgresLibraryStore store, StoragePip
             static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, s.maxBytes, ct),
             cancellationToken);
 
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
+        pipelines.RunAsync(
+            StoragePipelines.PrimaryRead, (store, user),
+            static (s, ct) => s.store.ReadCommittedSeqAsync(s.user, ct),
+            cancellationToken);
+
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.PrimaryRead, (store, user, book),
