@@ -91,6 +91,20 @@ public sealed class DeviceAuthTests : IClassFixture<DemoDatabase>, IDisposable
         await AssertUnauthorized(TestTokens.For(12, sub: "users/12"), "sub");
 
     [Theory]
+    [InlineData("{\"sub\":\"12\",\"did\":7}", "'did'")]
+    [InlineData("{\"sub\":\"12\",\"did\":[\"reader-1\"]}", "'did'")]
+    [InlineData("{\"sub\":[\"12\"],\"did\":\"reader-1\"}", "not a valid device token")]
+    public async Task ATokenWhoseUserOrDeviceIsNotAJsonStringIsUnauthorized(string claims, string reason)
+    {
+        var now = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
+        var payload = claims.TrimEnd('}') + $",\"iss\":\"kobo-sync\",\"aud\":\"kobo-devices\",\"iat\":{now},\"exp\":{now + 3600}}}";
+        var token = new JsonWebTokenHandler().CreateToken(payload, new SigningCredentials(
+            new SymmetricSecurityKey(Encoding.UTF8.GetBytes(TestTokens.SigningKey)), SecurityAlgorithms.HmacSha256));
+
+        await AssertUnauthorized(token, reason);
+    }
+
+    [Theory]
     [InlineData("kobo\0libra")]
     [InlineData("kobo\nlibra")]
     [InlineData("\u0085")]

@@ -73,10 +73,10 @@ internal sealed class DeviceTokenHandler(
             return AuthenticateResult.Fail($"The token names '{repeated}' more than once.");
         }
 
-        if (!result.Claims.TryGetValue(DeviceAuthentication.UserClaim, out var sub) || sub is not string userText
-            || !UserNo.TryParse(userText, out var userNo)
-            || !result.Claims.TryGetValue(DeviceAuthentication.DeviceClaim, out var did) || did is not string device
-            || !DeviceIds.IsValid(device))
+        // Read from the token itself, not result.Claims: that builds a ClaimsIdentity of every claim first.
+        if (result.SecurityToken is not JsonWebToken jwt
+            || StringClaim(jwt, DeviceAuthentication.UserClaim) is not { } userText || !UserNo.TryParse(userText, out var userNo)
+            || StringClaim(jwt, DeviceAuthentication.DeviceClaim) is not { } device || !DeviceIds.IsValid(device))
         {
             return AuthenticateResult.Fail(
                 $"The token lacks a valid 'sub' (user number) or 'did' (device id: {DeviceIds.Rule}) claim.");
@@ -84,7 +84,7 @@ internal sealed class DeviceTokenHandler(
 
         // A revocation refuses the tokens issued up to it, and is kept only as long as such a token can
         // live: a token must say when it was issued, and live no longer than the service allows.
-        if (result.SecurityToken is not JsonWebToken { IssuedAt: var issuedAt } || issuedAt == DateTime.MinValue)
+        if (jwt.IssuedAt is var issuedAt && issuedAt == DateTime.MinValue)
         {
             return AuthenticateResult.Fail(MissingIssueTimeMessage);
         }
@@ -107,6 +107,10 @@ internal sealed class DeviceTokenHandler(
         cache.Add(token, principal, result.SecurityToken.ValidTo, now);
         return await Checked(principal);
     }
+
+    /// <summary>A claim's value when the token holds it as a JSON string; null when absent or of another JSON type.</summary>
+    private static string? StringClaim(JsonWebToken token, string name) =>
+        token.TryGetPayloadValue<object>(name, out var value) ? value as string : null;
 
     // Revocation is checked on every request, cached tokens included, so it applies at once.
     private Task<AuthenticateResult> Checked(ClaimsPrincipal principal)

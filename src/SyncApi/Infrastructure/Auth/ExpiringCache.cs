@@ -6,12 +6,18 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// Values kept until they expire, by an ordinal key that can be looked up by its characters (a hit
 /// allocates nothing). Bounded: when it holds <c>capacity</c> entries it is emptied and refills from
 /// live traffic, which costs one look-up at the source per key; an expired entry found is dropped.
+/// The entries are counted apart: <see cref="ConcurrentDictionary{TKey, TValue}.Count"/> takes every one of
+/// the dictionary's locks (up to 1,024 once it has grown), which on each new key cost more than the
+/// key's own work when most keys are new (a fleet's devices, each syncing about hourly).
 /// </summary>
 internal sealed class ExpiringCache<TValue>
 {
     private readonly int _capacity;
     private readonly ConcurrentDictionary<string, (TValue Value, DateTimeOffset ValidTo)> _entries = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, (TValue Value, DateTimeOffset ValidTo)>.AlternateLookup<ReadOnlySpan<char>> _byChars;
+
+    // About the entries held: a race may count one more or fewer until the next clearing, never more than the adds.
+    private int _count;
 
     public ExpiringCache(int capacity)
     {
@@ -29,7 +35,10 @@ internal sealed class ExpiringCache<TValue>
                 return true;
             }
 
-            _byChars.TryRemove(key, out _);
+            if (_byChars.TryRemove(key, out _))
+            {
+                Interlocked.Decrement(ref _count);
+            }
         }
 
         value = default!;
@@ -41,13 +50,27 @@ internal sealed class ExpiringCache<TValue>
 
     public void Set(string key, TValue value, DateTimeOffset validTo)
     {
-        if (_entries.Count >= _capacity)
+        if (Volatile.Read(ref _count) >= _capacity)
         {
             _entries.Clear();
+            Volatile.Write(ref _count, 0);
         }
 
-        _entries[key] = (value, validTo);
+        if (_entries.TryAdd(key, (value, validTo)))
+        {
+            Interlocked.Increment(ref _count);
+        }
+        else
+        {
+            _entries[key] = (value, validTo);
+        }
     }
 
-    public void Remove(string key) => _entries.TryRemove(key, out _);
+    public void Remove(string key)
+    {
+        if (_entries.TryRemove(key, out _))
+        {
+            Interlocked.Decrement(ref _count);
+        }
+    }
 }
