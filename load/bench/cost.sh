@@ -5,7 +5,7 @@
 # the rates themselves.
 #
 #   load/bench/cost.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
-#       [--url http://127.0.0.1:5080] [--seconds 10] [--rounds 3] [--read user|highlights|book|push|kobo|sync|live]
+#       [--url http://127.0.0.1:5080] [--seconds 10] [--rounds 3] [--read user|highlights|book|push|kobo|sync|fresh|live]
 #       [--pgbench yes|no]
 #
 # With the service's telemetry on (the default), managed bytes allocated per request are read from
@@ -17,10 +17,11 @@
 # book with highlights), push (POST /v1/users/N/changes of 10 highlight changes, every one applied:
 # load/wrk/device-push.lua; also given per change), kobo (the first page of a Kobo library sync, one
 # Kobo link per user made through POST /v1/users/N/kobo-links), sync (GET /v1/users/N/changes with each
-# user's caught-up sync token: a scheduled sync that finds nothing new) and live (GET /healthz/live: no token,
+# user's caught-up sync token: a scheduled sync that finds nothing new), fresh (user by id, every request
+# with a token of a device the service has not seen lately: 20 a user) and live (GET /healthz/live: no token,
 # no database, the framework's floor). pgbench runs the same SQL beside the first three
 # (load/pgbench/<read>.sql); beside push only with --pgbench yes (load/pgbench/push.sql is one
-# change per transaction, not ten); kobo, sync and live have none.
+# change per transaction, not ten); kobo, sync, fresh and live have none.
 #
 # The service must be running against that database with the signing key in $AUTH_SIGNING_KEY.
 # PostgreSQL's share is the postmaster and every live server process, plus what its exited
@@ -46,8 +47,8 @@ done
 case "$read" in
   user|highlights|book) pgbench=${pgbench:-yes} ;;
   push) pgbench=${pgbench:-no} ;;
-  kobo|sync|live) pgbench=no ;;
-  *) echo "--read must be user, highlights, book, push, kobo, sync or live" >&2; exit 2 ;;
+  kobo|sync|fresh|live) pgbench=no ;;
+  *) echo "--read must be user, highlights, book, push, kobo, sync, fresh or live" >&2; exit 2 ;;
 esac
 case "$pgbench" in yes|no) ;; *) echo "--pgbench must be yes or no" >&2; exit 2 ;; esac
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }

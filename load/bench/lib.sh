@@ -52,6 +52,26 @@ bench_mint_tokens() {
   echo "$users"
 }
 
+# PG OUT [DLL] [DEVICES]: DEVICES (20) tokens a user, each of its own device (fresh-1 ... fresh-N), every
+# user's first, then every user's second, ...: OUT's "userNo<TAB>token" lines for the "fresh" load, where
+# every request carries a token the service has not seen lately (more lines than the service's cache of
+# validated tokens holds, ValidatedTokenCache.Capacity, 20,000), as in a fleet whose devices sync about
+# hourly. Prints the number of lines.
+bench_fresh_tokens() {
+  local users dll="${3:-}" devices="${4:-20}" n
+  [ -n "${AUTH_SIGNING_KEY:-}" ] || { echo "set AUTH_SIGNING_KEY to the service's Auth:SigningKey" >&2; exit 2; }
+  users=$(psql "$1" -Atc "SELECT max(user_no) FROM users")
+  if [ -z "$dll" ]; then
+    dotnet build src/SyncApi -c Release -v q -nologo >/dev/null
+    dll=src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
+  fi
+  : >"$2"
+  for n in $(seq 1 "$devices"); do
+    Auth__SigningKey="$AUTH_SIGNING_KEY" dotnet "$dll" token --users "1-$users" --device "fresh-$n" --hours 4 | grep -P '^\d+\t' >>"$2"
+  done
+  wc -l <"$2"
+}
+
 # READ URL SECONDS CONNECTIONS TOKENS OUT: wrk, every request a different user with its own token.
 bench_wrk() {
   READ="$1" TOKENS="$5" wrk -t2 -c"$4" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1
@@ -206,6 +226,7 @@ bench_wrk_mode() {
       passes=$(bench_push_passes "$3" "$users")
       TOKENS="$5" PASSES="$passes" THREADS=2 BOOK="$BENCH_PUSH_BOOK" \
         wrk -t2 -c"$BENCH_PUSH_CONNECTIONS" -d"${3}s" --latency -s load/wrk/device-push.lua "$2" >"$6" 2>&1 ;;
+    fresh) READ=user TOKENS="$dir/fresh-tokens.tsv" wrk -t2 -c"$4" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1 ;;
     sync) READ=sync TOKENS="$dir/sync-tokens.tsv" wrk -t2 -c"$4" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1 ;;
     kobo) READ=kobo LINKS="$dir/kobo-links.txt" wrk -t2 -c"$(( $4 < BENCH_KOBO_CONNECTIONS ? $4 : BENCH_KOBO_CONNECTIONS ))" -d"${3}s" --latency -s load/wrk/device-reads.lua "$2" >"$6" 2>&1 ;;
     live) wrk -t2 -c"$4" -d"${3}s" --latency "$2/healthz/live" >"$6" 2>&1 ;;
@@ -224,6 +245,7 @@ bench_prepare_mode() {
   case "$1" in
     book) echo "==> $(bench_book_pairs "$2" "$4/books.tsv") users' books with highlights" >&2 ;;
     kobo) echo "==> $(bench_kobo_links "$2" "$3" "$4/tokens.tsv" "$4/kobo-links.txt") Kobo links made" >&2 ;;
+    fresh) echo "==> $(bench_fresh_tokens "$2" "$4/fresh-tokens.tsv" "${BENCH_DLL:-}") tokens of devices not seen yet" >&2 ;;
     sync) echo "==> $(bench_sync_tokens "$3" "$4/tokens.tsv" "$4/sync-tokens.tsv") devices caught up (a full sync each)" >&2 ;;
     push)
       bench_push_check "$3" "$4/tokens.tsv" || exit 2

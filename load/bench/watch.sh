@@ -3,7 +3,7 @@
 # change that makes a request allocate or burn more than it did is caught before it lands.
 #
 #   load/bench/watch.sh BASE [HEAD] [--rounds 6] [--seconds 5] [--warmup 5] [--pg-port 5460] [--port 5470]
-#       [--figures "user highlights book push kobo sync"] [--max-bytes-rise 10] [--max-bytes-rise-abs 2048] [--max-cpu-rise 25]
+#       [--figures "user highlights book push kobo sync fresh"] [--max-bytes-rise 10] [--max-bytes-rise-abs 2048] [--max-cpu-rise 25]
 #       [--history load/bench/watch-history.tsv | --no-history]
 #
 # BASE and HEAD are any commits (HEAD by default). Each is built (Release) in a detached git worktree of
@@ -19,6 +19,8 @@
 #   kobo        GET /kobo/{secret}/v1/library/sync, the first page (no sync token), one Kobo link a user
 #   sync        GET /v1/users/N/changes?since=TOKEN with a caught-up token: a scheduled sync that finds
 #               nothing new (each user pulls everything once first)
+#   fresh       GET /v1/users/N, every request with a token the service has not seen lately (20 devices a
+#               user, 60,000 tokens on the demo data, more than the validated-token cache holds)
 #
 # each build is warmed up once, unrecorded (--warmup seconds), and then measured in --rounds rounds of
 # --seconds each under wrk, BASE then HEAD in every round (A B A B), with the loads of cost.sh
@@ -46,7 +48,7 @@ cd "$repo"
 usage() { sed -n '5,7p' "$0" | sed 's/^# \{0,3\}//' >&2; exit 2; }
 
 base_ref="" head_ref="" rounds=6 seconds=5 warmup=5 pg_port=5460 port=5470
-figures="user highlights book push kobo sync" max_bytes=10 max_bytes_abs=2048 max_cpu=25
+figures="user highlights book push kobo sync fresh" max_bytes=10 max_bytes_abs=2048 max_cpu=25
 history=load/bench/watch-history.tsv
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -78,7 +80,7 @@ if [ "$rounds" -lt 1 ] || [ "$rounds" -gt 50 ] || [ "$seconds" -lt 1 ] || [ "$se
   exit 2
 fi
 for figure in $figures; do
-  case "$figure" in user|highlights|book|push|kobo|sync) ;; *) echo "unknown figure: $figure (user, highlights, book, push, kobo, sync)" >&2; exit 2 ;; esac
+  case "$figure" in user|highlights|book|push|kobo|sync|fresh) ;; *) echo "unknown figure: $figure (user, highlights, book, push, kobo, sync, fresh)" >&2; exit 2 ;; esac
 done
 for tool in git dotnet wrk psql curl ss runuser /usr/bin/python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client curl iproute2)" >&2; exit 2; }
@@ -183,6 +185,8 @@ fi
 progress "minting device tokens"
 users=$(bench_mint_tokens "$pg" "$work/tokens.tsv" "$(dll head)")
 progress "$users users"
+BENCH_DLL="$(dll head)"
+export BENCH_DLL
 for figure in $figures; do bench_prepare_mode "$figure" "$pg" "$head_url" "$work"; done
 
 connections_of() {

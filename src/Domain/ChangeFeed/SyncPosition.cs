@@ -66,8 +66,32 @@ public readonly record struct SyncPosition(
     /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>
     public long Seq => Math.Max(Math.Max(Math.Max(HighlightSeq, EntitlementSeq), ReadingSeq), CollectionSeq);
 
-    /// <summary>The lowest of the library's streams' positions (entitlements, reading states, collections): a Kobo library sync's.</summary>
-    public long LowestLibrarySeq => Math.Min(Math.Min(EntitlementSeq, ReadingSeq), CollectionSeq);
+    /// <summary>
+    /// Whether every library change (entitlements, reading states, collections) numbered up to
+    /// <paramref name="committedSeq"/> has been delivered: a Kobo library sync from here finds nothing new.
+    /// </summary>
+    public bool HasLibraryThrough(long committedSeq) =>
+        Through(EntitlementSeq, EntitlementBook == long.MaxValue, committedSeq)
+        && Through(ReadingSeq, ReadingBook == long.MaxValue, committedSeq)
+        && Through(CollectionSeq, CollectionId == LastCollectionId, committedSeq);
+
+    /// <summary>Whether every change of every stream numbered up to <paramref name="committedSeq"/> has been delivered: a pull from here finds nothing new.</summary>
+    public bool HasAllThrough(Ids.UserNo user, long committedSeq) =>
+        HasLibraryThrough(committedSeq) && Through(HighlightSeq, IsPastEveryHighlight(user), committedSeq);
+
+    /// <summary>
+    /// A stream at (seq, key) has delivered every change numbered up to <paramref name="committedSeq"/> when it
+    /// is past it, or at it with a number of its own (every write takes one; only rows loaded in bulk share
+    /// sequence 0, so a position at 0 must also be past every key).
+    /// </summary>
+    private static bool Through(long seq, bool pastEveryKey, long committedSeq) =>
+        seq > committedSeq || (seq == committedSeq && (seq > 0 || pastEveryKey));
+
+    private bool IsPastEveryHighlight(Ids.UserNo user)
+    {
+        var prefix = Ids.HighlightId.UserPrefix(user);
+        return HighlightId.Length == prefix.Length + 1 && HighlightId.StartsWith(prefix, StringComparison.Ordinal) && HighlightId[^1] == '~';
+    }
 
     /// <summary>The lowest of the streams' sequence positions: every change numbered up to it has been delivered.</summary>
     public long LowestSeq => Math.Min(Math.Min(Math.Min(HighlightSeq, EntitlementSeq), ReadingSeq), CollectionSeq);

@@ -122,12 +122,12 @@ public sealed class HighlightSync(
         // The token the device came back with is what it has applied: its acknowledged position, written behind.
         if (!position.IsStart && position.PagesInSync == 0)
         {
-            // A new sync (not the next page of one) from a token at or past the user's committed sequence
-            // has nothing to fetch: each change has a number of its own, so every stream has delivered every
-            // change up to its position. Most of a fleet's syncs end here, on one indexed read and no write.
+            // A new sync (not the next page of one) from a token at or past the user's committed sequence in
+            // every stream has nothing to fetch (SyncPosition.HasAllThrough). Most of a fleet's syncs end
+            // here, on one indexed read and no write.
             var committed = await store.ReadCommittedSeqAsync(user, cancellationToken).ConfigureAwait(false)
                 ?? throw ResourceNotFoundException.UnknownUser(user);
-            if (committed <= position.LowestSeq)
+            if (position.HasAllThrough(user, committed))
             {
                 positions.Record(user, caller.DeviceId, position.Seq);
                 return Page(user, position, [], hasMore: false, committed);

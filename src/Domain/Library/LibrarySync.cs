@@ -44,7 +44,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
             // nothing to fetch (as HighlightSync's pull): one indexed read answers it.
             var committed = await store.ReadCommittedSeqAsync(user, cancellationToken).ConfigureAwait(false)
                 ?? throw ResourceNotFoundException.UnknownUser(user);
-            if (committed <= position.LowestLibrarySeq)
+            if (position.HasLibraryThrough(committed))
             {
                 return new LibraryPage([], [], TokenPrefix + tokens.Issue(user, position.WithLibraryThrough(committed), SyncTokenKind.KoboLibrary), false, false)
                 {
