@@ -1,7 +1,9 @@
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Devices;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
+using Microsoft.Extensions.DependencyInjection;
 using Npgsql;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
 using PullChangesRequest = Kobo.Sync.SyncApi.Grpc.V1.PullChangesRequest;
@@ -109,6 +111,39 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
     }
 
     [Fact]
+    public async Task AWriteThatFailsKeepsThePositionsForTheNextOne()
+    {
+        var user = db.NewUser();
+        using var service = db.ServiceWith(new() { ["Sync:DevicePositionFlushMs"] = "100" });
+        var writer = service.Services.GetRequiredService<DevicePositionWriter>();
+        using var device = service.CreateClient().WithToken(TestTokens.For(user, "reader"));
+        await device.PushAsync(user, Upsert("k1", "a highlight", T0));
+        var (_, token) = await device.PullAllAsync(user);
+
+        // The table is away: every write fails until it is back, and the position waits in memory.
+        await ExecuteAsync("ALTER TABLE devices RENAME TO devices_away");
+        try
+        {
+            await device.PullPageAsync(user, token);
+            await Task.Delay(500, TestTimeout.Token);
+            Assert.Equal(0, (await PositionAsync(user, "reader", table: "devices_away")).Acked);
+        }
+        finally
+        {
+            await ExecuteAsync("ALTER TABLE devices_away RENAME TO devices");
+        }
+
+        Assert.True(await EventuallyAsync(async () => (await PositionAsync(user, "reader")).Acked > 0), "the kept position was never written");
+        Assert.Equal(0, writer.Pending);
+    }
+
+    private async Task ExecuteAsync(string sql)
+    {
+        await using var command = db.DataSource.CreateCommand(sql);
+        await command.ExecuteNonQueryAsync(TestTimeout.Token);
+    }
+
+    [Fact]
     public async Task APositionThatNeverReachedTheStoreLetsNoDeviceMissADeletionThePurgeRemoved()
     {
         var user = db.NewUser();
@@ -135,9 +170,9 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
 
     private Task<Dictionary<long, CountedStatement>> StatementsAsync() => DatabaseStatements.SnapshotAsync(db.DataSource);
 
-    private async Task<(long Acked, DateTimeOffset? At)> PositionAsync(long user, string device)
+    private async Task<(long Acked, DateTimeOffset? At)> PositionAsync(long user, string device, string table = "devices")
     {
-        await using var command = db.DataSource.CreateCommand("SELECT acked_seq, last_sync_at FROM devices WHERE user_no = $1 AND device_id = $2");
+        await using var command = db.DataSource.CreateCommand($"SELECT acked_seq, last_sync_at FROM {table} WHERE user_no = $1 AND device_id = $2");
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = device });
         await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);

@@ -22,7 +22,7 @@ public static class DatabaseStatements
         await using var command = dataSource.CreateCommand("""
             SELECT queryid, query, calls, rows, wal_records FROM pg_stat_statements
             WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-              AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%FROM devices WHERE user_no = $1 AND device_id = $2%'
+              AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%acked_seq, last_sync_at FROM devices%'
             """);
         await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
         var statements = new Dictionary<long, CountedStatement>();

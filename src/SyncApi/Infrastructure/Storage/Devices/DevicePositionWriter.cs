@@ -93,7 +93,16 @@ internal sealed partial class DevicePositionWriter(
 
         for (var i = 0; i < all.Count; i += ChunkSize)
         {
-            await WriteAsync(all.GetRange(i, Math.Min(ChunkSize, all.Count - i)), cancellationToken).ConfigureAwait(false);
+            if (!await WriteAsync(all.GetRange(i, Math.Min(ChunkSize, all.Count - i)), cancellationToken).ConfigureAwait(false))
+            {
+                // The store is away: the rest waits for the next write rather than each chunk for its own timeout.
+                foreach (var pull in all.Skip(i + ChunkSize))
+                {
+                    Hold(pull, replace: false);
+                }
+
+                return;
+            }
         }
     }
 
@@ -124,22 +133,30 @@ internal sealed partial class DevicePositionWriter(
         await FlushAllAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private async Task WriteAsync(List<DevicePull> pulls, CancellationToken cancellationToken)
+    /// <summary>Writes <paramref name="pulls"/>; false when that failed, and they are held again for the next write.</summary>
+    private async Task<bool> WriteAsync(List<DevicePull> pulls, CancellationToken cancellationToken)
     {
         try
         {
             await store.RecordPullsAsync(pulls, DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock), cancellationToken)
                 .ConfigureAwait(false);
+            return true;
         }
-        catch (Exception error) when (error is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+        catch (Exception error)
         {
-            // Kept for the next write; a pull of the same device recorded since is newer and wins.
+            // Kept for the next write (the stop's too); a pull of the same device recorded since is newer and wins.
             foreach (var pull in pulls)
             {
                 Hold(pull, replace: false);
             }
 
+            if (error is OperationCanceledException && cancellationToken.IsCancellationRequested)
+            {
+                throw;
+            }
+
             LogFailed(logger, error, pulls.Count);
+            return false;
         }
     }
 
