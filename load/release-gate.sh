@@ -51,8 +51,8 @@ while [ $# -gt 0 ]; do
     --postgres) npg="$2"; shift 2 ;;
     --heaviest) heaviest="$2"; shift 2 ;;
     --small) small=1 users=2000 syncs=600 rate=60 shards=2 warmup=10 warm_seconds=5; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown option $1" >&2; sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
 for n in "$users" "$syncs" "$rate" "$shards"; do

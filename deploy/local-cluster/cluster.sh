@@ -471,5 +471,6 @@ case "${1:-}" in
   switchover) shift; cmd_switchover "$@" ;;
   rolling-upgrade) cmd_rolling_upgrade ;;
   wait) wait_healthy "${2:-120}" ;;
-  *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -10,6 +10,8 @@
 # acknowledged write), the failed writes, the reads that failed and their slowest answers, checks
 # that every acknowledged write is on the new leader, and waits for the old leader to rejoin.
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 HERE="$(cd "$(dirname "$0")" && pwd)"
 DIR="${KOBO_CLUSTER_DIR:-/tmp/kobo-sync-cluster}"
 PG_PORT="${KOBO_CLUSTER_PG_PORT:-15432}"
@@ -21,7 +23,8 @@ while [ $# -gt 0 ]; do
     --service) SERVICE="$2"; shift ;;
     --token) TOKEN="$2"; shift ;;
     --user) USER_NO="$2"; shift ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
   shift
 done

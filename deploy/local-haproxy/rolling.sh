@@ -227,5 +227,6 @@ case "${1:-}" in
     ;;
   status) status ;;
   down) down ;;
-  *) sed -n '2,17p' "$0"; exit 2 ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
 esac

@@ -17,6 +17,8 @@
 # (tokens are minted with it, one per user). Targets loopback only; every run is bounded by
 # --seconds and stops by itself. Results: load/results/compare-<time>.md (git-ignored).
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
@@ -37,7 +39,8 @@ while [ $# -gt 0 ]; do
       also_label="bare ASP.NET Core + Npgsql with multiplexing (load/bench/bare)"; shift ;;
     --connections) connections="$2"; shift 2 ;;
     --reads) reads="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }

@@ -12,6 +12,8 @@
 # Every request reads the same user (h2load sends one body), with a token minted from
 # $AUTH_SIGNING_KEY. Targets loopback only; every run is bounded by --seconds and stops by itself.
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
@@ -26,7 +28,8 @@ while [ $# -gt 0 ]; do
     --connections) connections="$2"; shift 2 ;;
     --streams) streams="$2"; shift 2 ;;
     --user) user="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 if [ -z "$pg" ] || [ "${#targets[@]}" -eq 0 ]; then

@@ -10,6 +10,8 @@
 #
 #   load/bench/kobo-first-sync.sh [--books 60000] [--highlights 20000] [--reading-states 2000] [--rounds 3] [--port 5490]
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
@@ -22,7 +24,8 @@ while [ $# -gt 0 ]; do
     --reading-states) states="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
-    *) echo "unknown argument: $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for tool in psql curl /usr/bin/python3; do command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }; done

@@ -29,7 +29,7 @@ while [ $# -gt 0 ]; do
     --addresses) addresses="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "unknown argument: $1 (--help lists them)" >&2; exit 2 ;;
+    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for tool in psql curl wrk; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install postgresql-client curl wrk)" >&2; exit 2; }; done

@@ -28,6 +28,8 @@
 # and 15 minutes, the service and PostgreSQL are stopped and removed at the end.
 # Results: load/results/live-<time>/ (every run's reports, and summary.md).
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
@@ -46,7 +48,8 @@ while [ $# -gt 0 ]; do
     --users) users="$2"; shift 2 ;;
     --memory-rest) memory_rest="$2"; shift 2 ;;
     --memory-grpc) memory_grpc="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for tool in psql curl python3 ss; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install postgresql-client curl python3 iproute2)" >&2; exit 2; }; done

@@ -12,6 +12,8 @@
 # Needs pgbench, psql and /usr/bin/python3 with psycopg2 (Debian: postgresql-client, python3-psycopg2).
 # Results: load/results/notify-cost-<time>.md (git-ignored).
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 
 rounds=3 seconds=10 clients="1 8 32" users=10000
@@ -21,7 +23,8 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --clients) clients="$2"; shift 2 ;;
     --users) users="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for tool in pgbench psql; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install postgresql-client)" >&2; exit 2; }; done

@@ -18,6 +18,8 @@
 # stops by itself. Results: load/results/profile-<read>-<time>/ (git-ignored): profile.md, the traces,
 # the collapsed stacks (cpu.folded, alloc.folded; flame-graph tools read them) and counters.csv.
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
@@ -30,7 +32,8 @@ while [ $# -gt 0 ]; do
     --read) read="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
-    *) echo "unknown argument: $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 [ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }

@@ -48,6 +48,8 @@
 # the latency-over-time plots of the full size's steps and the cold start, and the cost-by-size plots) and
 # each simulator run's own report.html.
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 repo=$(pwd -P)
 # shellcheck source=deploy/postgres/settings.sh
@@ -79,7 +81,8 @@ while [ $# -gt 0 ]; do
     --out) out="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --small) users=20000 sizes=3000,20000 rates=100 step_seconds=1 warmup_seconds=1 settings_seconds=1 cold_rate=50 cold_seconds=10; shift ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 [ -n "$data_dir" ] || { echo "--data-dir DIR is required (outside the repository; it keeps the database between runs)" >&2; exit 2; }

@@ -7,6 +7,8 @@
 #   AUTH_SIGNING_KEY=... load/bench/sync-pull-pages.sh --pg "host=... dbname=... user=... password=..." \
 #     --url http://127.0.0.1:5090 --user 2999 [--highlights 200000] [--page-size 100]
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 
 pg="" url="" user="" highlights=200000 page_size=100
@@ -17,7 +19,8 @@ while [ $# -gt 0 ]; do
     --user) user="$2"; shift 2 ;;
     --highlights) highlights="$2"; shift 2 ;;
     --page-size) page_size="$2"; shift 2 ;;
-    *) echo "unknown argument: $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 if [ -z "$pg" ] || [ -z "$url" ] || [ -z "$user" ] || [ -z "${AUTH_SIGNING_KEY:-}" ]; then

@@ -9,6 +9,8 @@
 #
 # Results: load/results/telemetry-<time>.md (git-ignored).
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 
 rounds=2 seconds=15 connections=32 read=highlights
@@ -19,7 +21,8 @@ while [ $# -gt 0 ]; do
     --seconds) seconds="$2"; shift 2 ;;
     --connections) connections="$2"; shift 2 ;;
     --read) read="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for tool in wrk curl dotnet; do command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }; done

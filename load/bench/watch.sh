@@ -45,7 +45,7 @@ cd "$repo"
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
 
-usage() { sed -n '5,7p' "$0" | sed 's/^# \{0,3\}//' >&2; exit 2; }
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 
 base_ref="" head_ref="" rounds=6 seconds=5 warmup=5 pg_port=5460 port=5470
 figures="user highlights book push kobo sync fresh" max_bytes=10 max_bytes_abs=2048 max_cpu=25
@@ -63,14 +63,14 @@ while [ $# -gt 0 ]; do
     --max-cpu-rise) max_cpu="${2:-}"; shift 2 ;;
     --history) history="${2:-}"; shift 2 ;;
     --no-history) history=""; shift ;;
-    -h|--help) usage ;;
-    -*) echo "unknown option: $1" >&2; usage ;;
+    -h|--help) usage; exit 0 ;;
+    -*) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
     *)
-      if [ -z "$base_ref" ]; then base_ref="$1"; elif [ -z "$head_ref" ]; then head_ref="$1"; else usage; fi
+      if [ -z "$base_ref" ]; then base_ref="$1"; elif [ -z "$head_ref" ]; then head_ref="$1"; else usage >&2; exit 2; fi
       shift ;;
   esac
 done
-[ -n "$base_ref" ] || usage
+[ -n "$base_ref" ] || { usage >&2; exit 2; }
 head_ref=${head_ref:-HEAD}
 for number in "$rounds" "$seconds" "$warmup" "$pg_port" "$port" "$max_bytes" "$max_bytes_abs" "$max_cpu"; do
   [[ "$number" =~ ^[0-9]+$ ]] || { echo "not a whole number: '$number'" >&2; exit 2; }
