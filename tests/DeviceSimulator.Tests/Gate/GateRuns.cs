@@ -9,7 +9,10 @@ internal static class GateRuns
 {
     public static readonly GeneratorStats Calm = new(0.2, 0.4, TimeSpan.FromMilliseconds(2), TimeSpan.FromMilliseconds(5), 2, Saturated: false);
 
-    public static readonly GeneratorStats Saturated = new(0.8, 0.97, TimeSpan.FromMilliseconds(35), TimeSpan.FromMilliseconds(80), 2, Saturated: true);
+    public static readonly GeneratorStats Saturated = new(0.8, 0.97, TimeSpan.FromMilliseconds(35), TimeSpan.FromMilliseconds(80), 2, Saturated: true)
+    {
+        Verdict = new GeneratorVerdict(JudgedDispatches: 5_000, LateDispatches: 400, CpuSeconds: 30, CpuSecondsOver: 25),
+    };
 
     public static ScenarioLoad Load(Transport transport, params (double Rate, double Seconds)[] steps) => new()
     {

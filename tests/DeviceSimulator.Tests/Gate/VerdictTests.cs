@@ -30,8 +30,8 @@ public sealed class VerdictTests
         Assert.Equal(RunOutcome.NotProven, result.Outcome);
         Assert.Equal(SlaGate.NotProvenExitCode, SlaGate.ExitCode(result));
         Assert.Equal(4, SlaGate.NotProvenExitCode);
-        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (CPU peak 97", result.Verdict);
-        Assert.Contains("dispatch lag p99 35.0 ms, over 20 ms", result.Verdict);
+        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (400 of 5,000 dispatches late by over 20 ms", result.Verdict);
+        Assert.Contains("CPU over 85% of the cores in 25 of 30 seconds", result.Verdict);
         Assert.Equal("not-proven", Field(result, "verdict"));
         Assert.StartsWith("# steps: NOT PROVEN", MarkdownSummary.Render(result));
         Assert.Contains("class=\"not-proven\">NOT PROVEN steps", HtmlReport.Render(result));
@@ -63,7 +63,7 @@ public sealed class VerdictTests
 
         Assert.Equal(RunOutcome.NotProven, merged.Outcome);
         Assert.Equal(SlaGate.NotProvenExitCode, SlaGate.ExitCode(merged));
-        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (shard 2/2: CPU peak 97", merged.Verdict);
+        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (shard 2/2: 400 of 5,000 dispatches late by over 20 ms", merged.Verdict);
         Assert.DoesNotContain("shard 1/2", merged.Verdict);
         Assert.Equal(RunOutcome.Pass, ResultMerger.Merge([calm, calm]).Outcome);
     }
