@@ -6,10 +6,15 @@
 # growth, autovacuum and connections sampled over the run. One command:
 #
 #   load/release-gate.sh --data-dir /srv/kobo-gate [--users 10000000] [--syncs 10000000] [--rate 2000]
-#                        [--shards 2] [--p99-ms 200] [--out DIR] [--no-build]
-#   load/release-gate.sh --small [--p99-ms X]          # the proof that the gate works: seconds, in the test command
+#                        [--shards 2] [--mix KIND=PCT[,KIND=PCT...]] [--p99-ms 200] [--out DIR] [--no-build]
+#   load/release-gate.sh --small [--p99-ms X] [--mix ...]
+#                                                      # the proof that the gate works: seconds, in the test command
 #   load/release-gate.sh --rest URL --grpc URL --postgres CONN --heaviest FILE --users N ...
 #                                                      # a deployed target (the Terraform outputs): nothing started here
+#
+# --mix sets the day's kinds of sync in percent of the syncs (scheduled, active, firstSync, drawer; whole or
+# decimal numbers adding up to 100; a kind not named is 0): --mix scheduled=100 runs one kind alone. By
+# default the profile's mix (scheduled=80,active=15,firstSync=4.5,drawer=0.5). The warm-up runs the same mix.
 #
 # Local target: PostgreSQL (the machine's binaries, data in DATA_DIR/pgdata, the large-data settings of
 # deploy/postgres/settings.sh, loopback only) with DATA_DIR's seed of --users users (seeded once, as
@@ -33,9 +38,11 @@ repo=$(pwd -P)
 . deploy/postgres/settings.sh
 # shellcheck source=load/bench/local-stack.sh
 . load/bench/local-stack.sh
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 
 data_dir="" users=10000000 syncs=10000000 rate=2000 shards=2 p99="" out="" build=1 small=0 warmup=200 warm_seconds=60
-rest="" grpc="" npg="" heaviest=""
+rest="" grpc="" npg="" heaviest="" mix=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --data-dir) data_dir="$2"; shift 2 ;;
@@ -51,13 +58,31 @@ while [ $# -gt 0 ]; do
     --postgres) npg="$2"; shift 2 ;;
     --heaviest) heaviest="$2"; shift 2 ;;
     --small) small=1 users=2000 syncs=600 rate=60 shards=2 warmup=10 warm_seconds=5; shift ;;
-    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "unknown option $1" >&2; sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    --mix) [ $# -ge 2 ] || { echo "--mix needs KIND=PCT[,KIND=PCT...]" >&2; exit 2; }; mix="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for n in "$users" "$syncs" "$rate" "$shards"; do
   [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "--users, --syncs, --rate and --shards take whole numbers above 0" >&2; exit 2; }
 done
+if [ -n "$mix" ]; then # KIND=PCT,...: known kinds, each once, whole or decimal percentages adding up to 100
+  mix_error() { echo "--mix $mix: $1 (KIND=PCT[,KIND=PCT...], kinds scheduled, active, firstSync, drawer, adding up to 100)" >&2; exit 2; }
+  [[ "$mix" =~ ^[^,]+(,[^,]+)*$ ]] || mix_error "an empty entry"
+  declare -A mix_of=()
+  IFS=, read -ra mix_items <<<"$mix"
+  for item in "${mix_items[@]}"; do
+    kind=${item%%=*} pct=${item#*=}
+    [[ "$item" == *=* ]] || mix_error "$item is not KIND=PCT"
+    case "$kind" in scheduled|active|firstSync|drawer) ;; *) mix_error "unknown kind $kind" ;; esac
+    [ -z "${mix_of[$kind]:-}" ] || mix_error "$kind is given twice"
+    [[ "$pct" =~ ^[0-9]+(\.[0-9]+)?$ ]] || mix_error "$kind=$pct: the percentage must be a whole or decimal number"
+    mix_of[$kind]=$pct
+  done
+  # summed in the simulator's order, held to its tolerance (DayMix)
+  awk -v a="${mix_of[scheduled]:-0}" -v b="${mix_of[active]:-0}" -v c="${mix_of[firstSync]:-0}" -v d="${mix_of[drawer]:-0}" \
+    'BEGIN { s = a + b + c + d; exit !(s - 100 <= 1e-9 && 100 - s <= 1e-9) }' || mix_error "the percentages add up to $(awk -v m="$mix" 'BEGIN { n = split(m, e, ","); for (i = 1; i <= n; i++) { split(e[i], kv, "="); s += kv[2] } print s }'), not 100"
+fi
 [ $((syncs % shards)) -eq 0 ] || { echo "--syncs must divide by --shards (each shard runs its share from its own devices)" >&2; exit 2; }
 local_target=1
 if [ -n "$rest" ]; then
@@ -130,14 +155,17 @@ PY
 # --- the profile ---------------------------------------------------------------------------------------
 seconds=$(( syncs / rate ))
 [ "$seconds" -ge 1 ] || { echo "--syncs must be at least --rate (a run of at least one second)" >&2; exit 2; }
-python3 - "$repo/load/profiles/release-gate.json" "$out/profile.json" "$rate" "$seconds" "$syncs" "$warmup" "${p99:-}" "$small" <<'PY'
+python3 - "$repo/load/profiles/release-gate.json" "$out/profile.json" "$rate" "$seconds" "$syncs" "$warmup" "${p99:-}" "$small" "$mix" <<'PY'
 import json, sys
-src, dst, rate, seconds, syncs, warmup, p99, small = sys.argv[1:]
+src, dst, rate, seconds, syncs, warmup, p99, small, mix = sys.argv[1:]
 p = json.load(open(src))
 p['devices'] = int(syncs) + int(warmup)  # n syncs from n distinct devices, the warm-up's beside them
 p['warmUpSyncs'] = int(warmup)
 for s in p['scenarios']:
     s['steps'] = [{'rate': int(rate), 'durationSeconds': int(seconds)}]
+    if mix and s.get('read') == 'day':  # --mix: every kind written, those not named 0
+        given = dict(e.split('=', 1) for e in mix.split(','))
+        s['mix'] = {k: (int(v) if v.isdigit() else float(v)) for k, v in ((k, given.get(k, '0')) for k in ('scheduled', 'active', 'firstSync', 'drawer'))}
 if p99:
     p['thresholds']['p99Ms'] = float(p99)
 if small == '1':  # the test command shares two cores with the other test projects: it proves the path, not the SLA
@@ -216,7 +244,7 @@ warm_code=0
 timeout 600 "${priority[@]}" "${sim[@]}" run --profile "$out/warm-up.json" --rest "$rest" --grpc "$grpc" --heaviest "$heaviest" --users "$users" \
   --shard 2/2 --out "$out/warm-up" >"$out/warm-up.log" 2>&1 || warm_code=$?
 [ "$warm_code" -le 1 ] || [ "$warm_code" -eq 4 ] || { echo "the warm-up failed ($warm_code):" >&2; tail -20 "$out/warm-up.log" >&2; exit 2; }
-log "release gate: $syncs syncs from $syncs distinct devices at $rate/s ($seconds s) in $shards shards, $users users"
+log "release gate: $syncs syncs from $syncs distinct devices at $rate/s ($seconds s) in $shards shards, $users users, mix ${mix:-of the profile}"
 pids=()
 for i in $(seq 1 "$shards"); do
   timeout $((seconds + 600)) "${priority[@]}" "${sim[@]}" run --profile "$out/profile.json" --rest "$rest" --grpc "$grpc" \
@@ -235,6 +263,10 @@ log "merging the shards"
 merge_code=0
 "${sim[@]}" merge "$out"/shard-*/result.json --out "$out/merged" >"$out/merge.log" 2>&1 || merge_code=$?
 [ "$merge_code" -le 1 ] || [ "$merge_code" -eq 4 ] || { echo "merge failed ($merge_code):" >&2; tail -20 "$out/merge.log" >&2; exit 2; }
+# A mix without active syncs (--mix) makes no push, reading-state or pull-again: the simulator's checks that each
+# of those steps made a sync cannot hold and judge nothing, so they alone do not fail the gate (summary.md says so).
+simulator_code=$merge_code
+merge_code=$(python3 load/bench/release_gate_report.py --merge-exit "$out" "$merge_code")
 log "checking every acknowledged push and every ledgered pull against the database"
 verify_code=0
 "${sim[@]}" verify "$out/ledger" --postgres "$npg" --out "$out" >"$out/verify.log" 2>&1 || verify_code=$?
@@ -245,5 +277,6 @@ code=0
 if [ "$merge_code" -eq 1 ] || [ "$verify_code" -ne 0 ]; then code=1; elif [ "$merge_code" -eq 4 ]; then code=4; fi
 log "summary: $out/summary.md; report: $out/report.html; samples: $out/release-gate.html"
 tail -1 "$out/merge.log" | tee -a "$out/gate.log"
+[ "$merge_code" -eq "$simulator_code" ] || echo "not counted: the checks that the push, reading-state and pull-again steps made a sync (the mix has no active syncs)" | tee -a "$out/gate.log"
 tail -1 "$out/verify.log" | tee -a "$out/gate.log"
 exit "$code"

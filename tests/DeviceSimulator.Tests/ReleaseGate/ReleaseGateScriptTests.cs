@@ -69,6 +69,21 @@ public sealed class ReleaseGateScriptTests : IDisposable
         Assert.False(Directory.Exists(Path.Combine(_scratch, "data", "pgdata")));
     }
 
+    [Theory]
+    [InlineData("scheduled=50", "add up to 50, not 100")]
+    [InlineData("scheduled=90,reading=10", "unknown kind reading")]
+    [InlineData("scheduled=100,scheduled=0", "scheduled is given twice")]
+    [InlineData("scheduled=1e2", "a whole or decimal number")]
+    [InlineData("scheduled=100,", "an empty entry")]
+    public async Task ABadMixIsRefusedBeforeAnythingStarts(string mix, string message)
+    {
+        var (exit, output) = await RunAsync("--small", "--no-build", "--data-dir", Path.Combine(_scratch, "data"), "--mix", mix);
+
+        Assert.Equal(2, exit);
+        Assert.Contains(message, output, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(Path.Combine(_scratch, "data", "pgdata")));
+    }
+
     private static async Task<(int Exit, string Output)> RunAsync(params string[] arguments)
     {
         var start = new ProcessStartInfo("timeout") { WorkingDirectory = RepositoryRoot.Path, RedirectStandardOutput = true, RedirectStandardError = true };
