@@ -26,9 +26,12 @@
 # enough: the checks read what was acknowledged).
 #
 # Results: OUT (default load/results/release-gate-<time>): summary.md (the verdict, the run's figures, the
-# windows, the checks, the samples), report.html (the merged simulator report: latency over time per
-# shard, the gate's checks, and release-gate.html beside it with the samples' charts), shard-*/ and
-# merged/ (the simulator's reports), ledger/ (what the devices were told), samples/ (TSV).
+# cost per sync, the windows, the checks, the samples), cost.json (the cost per sync over the judged run, from
+# just before the shards start to just after the last ends: CPU of the service, PostgreSQL and the shards,
+# local target only; PostgreSQL's commits, WAL bytes, blocks read, hit and written; the requests sent),
+# report.html (the merged simulator report: latency over time per shard, the gate's checks, and
+# release-gate.html beside it with the samples' charts), shard-*/ and merged/ (the simulator's reports),
+# ledger/ (what the devices were told), samples/ (TSV).
 # Exit code: 0 the gate passed and nothing was lost or missed; 1 a threshold or a check failed; 4 not
 # proven (the generator was saturated); 2 bad options or a broken set-up.
 set -euo pipefail
@@ -222,6 +225,35 @@ sample_postgres() { # every 60 s: table and index bytes, autovacuum, connections
 sample_service & samplers+=($!)
 sample_postgres & samplers+=($!)
 
+# --- the cost per sync: what the judged run used, read just before the shards start and just after the last ends
+# CPU in clock ticks (local target only; load/bench/lib.sh): the service process; PostgreSQL, the postmaster with
+# its live children and what its exited children used (cutime, cstime: backends come and go); the shards, each
+# read at its end as its subshell's reaped children. The database's cumulative statistics: this database's
+# commits and blocks, the server's WAL and buffers written, and the next transaction id (only a transaction
+# that writes takes one). A backend reports its statistics at most once a second, so up to a second of work
+# at each end moves across the window: the warm-up's last second in (the same mix, at the run's rate), the
+# run's last second out. Before: the statistics, then the CPU; after: the CPU, then the statistics, so that
+# the readings' own queries stay out of it.
+service_pid=""
+[ "$local_target" -eq 0 ] || service_pid=$(service_process || true)
+echo -e "when\tepoch\tclk_tck\tservice_ticks\tpostgres_ticks\tgenerator_ticks\txact_commit\txact_rollback\tblks_read\tblks_hit\twal_bytes\tbuffers_checkpoint\tbuffers_clean\tbuffers_backend\tnext_xid" >"$out/samples/cost.tsv"
+db_totals() {
+  psql "$pg_conn" -qXAt -F $'\t' -c "
+    SELECT d.xact_commit, d.xact_rollback, d.blks_read, d.blks_hit, w.wal_bytes, b.buffers_checkpoint, b.buffers_clean, b.buffers_backend,
+           pg_snapshot_xmax(pg_current_snapshot())
+    FROM pg_stat_database d, pg_stat_wal w, pg_stat_bgwriter b WHERE d.datname = current_database()" 2>>"$out/gate.log" || true
+}
+cost_reading() { # before|after [GENERATOR_TICKS]: one line of samples/cost.tsv
+  local db="" service_ticks="" postgres_ticks=""
+  [ "$1" = after ] || db=$(db_totals)
+  if [ "$local_target" -eq 1 ]; then
+    [ -z "$service_pid" ] || service_ticks=$(bench_own_ticks "$service_pid" 2>/dev/null || true)
+    postgres_ticks=$(bench_pg_ticks "$(postmaster)" 2>/dev/null || true)
+  fi
+  [ "$1" = before ] || db=$(db_totals)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$(date +%s.%N)" "$(getconf CLK_TCK)" "$service_ticks" "$postgres_ticks" "${2:-0}" "$db" >>"$out/samples/cost.tsv"
+}
+
 # --- the run: the shards as separate processes, then merged and checked ---------------------------------
 # The devices that synced before the run (all but the first syncs' new devices) are known to the service,
 # as on a normal day: each shard registers its own before any shard starts its load.
@@ -245,14 +277,21 @@ timeout 600 "${priority[@]}" "${sim[@]}" run --profile "$out/warm-up.json" --res
   --shard 2/2 --out "$out/warm-up" >"$out/warm-up.log" 2>&1 || warm_code=$?
 [ "$warm_code" -le 1 ] || [ "$warm_code" -eq 4 ] || { echo "the warm-up failed ($warm_code):" >&2; tail -20 "$out/warm-up.log" >&2; exit 2; }
 log "release gate: $syncs syncs from $syncs distinct devices at $rate/s ($seconds s) in $shards shards, $users users, mix ${mix:-of the profile}"
+cost_reading before
 pids=()
 for i in $(seq 1 "$shards"); do
-  timeout $((seconds + 600)) "${priority[@]}" "${sim[@]}" run --profile "$out/profile.json" --rest "$rest" --grpc "$grpc" \
-    --heaviest "$heaviest" --users "$users" --shard "$i/$shards" --ledger "$out/ledger" --out "$out/shard-$i" >"$out/shard-$i.log" 2>&1 &
+  ( # the shard's CPU: what this subshell's reaped children used (timeout, and the simulator it waited for)
+    code=0
+    timeout $((seconds + 600)) "${priority[@]}" "${sim[@]}" run --profile "$out/profile.json" --rest "$rest" --grpc "$grpc" \
+      --heaviest "$heaviest" --users "$users" --shard "$i/$shards" --ledger "$out/ledger" --out "$out/shard-$i" >"$out/shard-$i.log" 2>&1 || code=$?
+    bench_children_ticks "$BASHPID" >"$out/samples/shard-$i.ticks"
+    exit "$code"
+  ) &
   pids+=($!)
 done
 codes=()
 for pid in "${pids[@]}"; do code=0; wait "$pid" || code=$?; codes+=("$code"); done
+cost_reading after "$(cat "$out"/samples/shard-*.ticks 2>/dev/null | awk '{ t += $1 } END { print t + 0 }')"
 for pid in "${samplers[@]}"; do kill "$pid" 2>/dev/null || true; done
 samplers=()
 for i in $(seq 1 "$shards"); do

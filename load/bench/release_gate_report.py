@@ -5,8 +5,9 @@ usage: release_gate_report.py OUT MERGE_EXIT VERIFY_EXIT
        release_gate_report.py --merge-exit OUT MERGE_EXIT   # prints the merge's exit code as the gate counts it
 
 Reads OUT/merged/result.json (the merged shards), OUT/shard-*/result.json (each shard's generator),
-OUT/verify.md, OUT/ledger/day-*.json, OUT/profile.json (the mix) and OUT/samples/{service,postgres}.tsv; writes
-OUT/summary.md and OUT/release-gate.html (no script, no external resource: inline SVG).
+OUT/verify.md, OUT/ledger/day-*.json, OUT/profile.json and OUT/samples/{service,postgres,cost}.tsv; writes
+OUT/summary.md, OUT/cost.json (the cost per sync over the judged run) and OUT/release-gate.html (no script,
+no external resource: inline SVG).
 """
 import csv
 import glob
@@ -92,6 +93,89 @@ def merge_exit(out, merged, merge_code):
     return 1 if others else 4 if merged['generator']['saturated'] else 0
 
 
+# The cost per sync's figures: (key in cost.json, the label in summary.md, what it is read from in samples/cost.tsv)
+CPU = [('service', 'service process', ['service_ticks']),
+       ('postgres', 'PostgreSQL (the postmaster and all its children, exited ones included)', ['postgres_ticks']),
+       ('generator', 'simulator shards (the load generator)', ['generator_ticks'])]
+DATABASE = [('commits', 'commits (pg_stat_database.xact_commit, this database)', ['xact_commit']),
+            ('writeTransactions', 'transactions that wrote (transaction ids taken: pg_snapshot_xmax(pg_current_snapshot()))', ['next_xid']),
+            ('walBytes', 'WAL bytes (pg_stat_wal.wal_bytes, the server)', ['wal_bytes']),
+            ('blocksRead', 'blocks read (pg_stat_database.blks_read, this database)', ['blks_read']),
+            ('blocksHit', 'blocks hit (pg_stat_database.blks_hit, this database)', ['blks_hit']),
+            ('blocksWritten', 'blocks written (pg_stat_bgwriter.buffers_checkpoint + buffers_clean + buffers_backend, the server)',
+             ['buffers_checkpoint', 'buffers_clean', 'buffers_backend'])]
+
+
+def cost(out, merged, verdict):
+    """The cost per sync over the judged run, from samples/cost.tsv's two readings and the merged result:
+    writes OUT/cost.json and returns the summary's section."""
+    readings = {r['when']: r for r in read_tsv(os.path.join(out, 'samples', 'cost.tsv'))}
+    before, after = readings.get('before'), readings.get('after')
+    sessions = [s for s in merged['scenarios'] if '/' not in s['name']]
+    syncs = sum(s['syncs'] for s in sessions)
+    steps = {s['name']: s['attempts'] for s in merged['scenarios'] if '/' in s['name']}
+    requests = sum(steps.values())
+    try:
+        profile = json.load(open(os.path.join(out, 'profile.json')))
+        mix = next((s.get('mix') for s in profile['scenarios'] if s.get('read') == 'day'), None)
+    except (OSError, ValueError, KeyError):
+        mix = None
+
+    def delta(columns):
+        if not before or not after:
+            return None
+        values = [(num(before.get(c)), num(after.get(c))) for c in columns]
+        if any(b is None or a is None for b, a in values):
+            return None
+        total = sum(a - b for b, a in values)
+        return int(total) if total.is_integer() else total
+
+    per = lambda v: v / syncs if v is not None and syncs else None
+    ticks = num(after.get('clk_tck')) if after else None
+    cpu = {k: (d / ticks if d is not None and ticks else None) for k, d in ((k, delta(c)) for k, _, c in CPU)}
+    cpu['total'] = sum(cpu.values()) if all(v is not None for v in cpu.values()) else None
+    database = {k: delta(c) for k, _, c in DATABASE}
+    result = {
+        'syncs': syncs,
+        'verdict': verdict,
+        'mix': mix,
+        'p99Ms': sessions[0]['latency']['p99'] if len(sessions) == 1 else None,
+        'seconds': (num(after['epoch']) - num(before['epoch'])) if before and after else None,
+        'cpuSeconds': cpu,
+        'cpuMicrosecondsPerSync': {k: (v * 1e6 / syncs if v is not None and syncs else None) for k, v in cpu.items()},
+        'database': database,
+        'databasePerSync': {k: per(v) for k, v in database.items()},
+        'requests': requests,
+        'requestsPerSync': per(requests),
+        'requestsByStep': steps,
+        'sources': dict([(k, label) for k, label, _ in CPU + DATABASE]
+                        + [('requests', "the simulator's request steps' attempts (every request sent, retries included), merged result.json")]),
+    }
+    with open(os.path.join(out, 'cost.json'), 'w') as f:
+        json.dump(result, f, indent=2)
+
+    def fmt(v, digits=1):
+        return '-' if v is None else f"{v:,.{digits}f}"
+    lines = ["", "## Cost per sync", "",
+             f"Over the judged run, from just before the shards started to just after the last ended "
+             f"({fmt(result['seconds'])} s; not the registering or the warm-up): {syncs:,} syncs"
+             + (", mix " + ', '.join(f"{k} {v:g} %" for k, v in mix.items()) if mix else '') + ". Also in cost.json.", ""]
+    if cpu['service'] is None and cpu['postgres'] is None:
+        lines += ["CPU of the service and PostgreSQL: not measured, a deployed target's processes are not on this machine "
+                  "(PostgreSQL's statistics are read through --postgres).", ""]
+    lines += ["| figure | over the run | per sync |", "|---|---|---|"]
+    for key, label in [(k, l) for k, l, _ in CPU] + [('total', 'total')]:
+        lines.append(f"| CPU, {label} | {fmt(cpu[key], 2)} s | {fmt(result['cpuMicrosecondsPerSync'][key])} µs |")
+    for key, label, _ in DATABASE:
+        lines.append(f"| {label} | {fmt(database[key], 0)} | {fmt(result['databasePerSync'][key], 2)} |")
+    lines.append(f"| requests sent (every attempt, retries included) | {requests:,} | {fmt(result['requestsPerSync'], 2)} |")
+    lines += ["", "Requests per sync by step: " + ', '.join(f"{k.split('/', 1)[1]} {v / syncs:.2f}" for k, v in steps.items() if syncs and v) + ". "
+              "CPU is user + system time from /proc (the shards' includes their start and their unmeasured warm-up syncs); "
+              "PostgreSQL's statistics are reported by each backend at most once a second, so about a second of work at "
+              "each end crosses the window (the warm-up's last second, of the same mix at the same rate, in; the run's last out)."]
+    return lines
+
+
 def main():
     if sys.argv[1] == '--merge-exit':
         out = sys.argv[2]
@@ -137,6 +221,7 @@ def main():
             limit_of = merged['thresholds'].get('sessionP99Ms') if '/' not in s['name'] and merged['thresholds'].get('sessionP99Ms') else limit
             for w, syncs, failed, p50, p99, top, ok in windows(s, limit_of):
                 lines.append(f"| {s['name']} | {w} | {syncs:,} | {failed:,} | {p50:.1f} | {p99:.1f} | {top:.1f} | {'yes' if ok else '**no**'} |")
+    lines += cost(out, merged, verdict.split(' (')[0])
     lines += ["", "## The generator", "", "| shard | syncs | CPU mean | CPU peak | dispatch lag p99 | saturated |", "|---|---|---|---|---|---|"]
     for i, sh in enumerate(shards, 1):
         g = sh['generator']

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Text.Json;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 
@@ -8,7 +9,8 @@ namespace Kobo.Sync.DeviceSimulator.Tests.ReleaseGate;
 /// <summary>
 /// load/release-gate.sh, the release gate as one command, at small scale on its own PostgreSQL and
 /// service: two simulator shards as separate processes, merged, judged, and their ledgers checked
-/// against the database; passing, then failing with exit code 1 when its p99 limit is made impossible.
+/// against the database; passing, then failing with exit code 1 when its p99 limit is made impossible;
+/// and the cost per sync of its judged run.
 /// </summary>
 public sealed class ReleaseGateScriptTests : IDisposable
 {
@@ -51,6 +53,26 @@ public sealed class ReleaseGateScriptTests : IDisposable
         Assert.True(File.Exists(Path.Combine(passing, "report.html")));
         Assert.Contains("<polyline", await File.ReadAllTextAsync(Path.Combine(passing, "release-gate.html")), StringComparison.Ordinal);
         Assert.Equal(2, Directory.GetFiles(Path.Combine(passing, "ledger"), "acked-*.tsv").Length);
+
+        // The cost per sync over the judged run, in the summary and in cost.json.
+        Assert.Contains("## Cost per sync", summary, StringComparison.Ordinal);
+        Assert.Matches(@"\| CPU, service process \| [\d,]+\.\d+ s \| [\d,]+\.\d µs \|", summary);
+        Assert.Matches(@"\| commits \(pg_stat_database\.xact_commit, this database\) \| [\d,]+ \| [\d.]+ \|", summary);
+        Assert.Contains("| WAL bytes (pg_stat_wal.wal_bytes, the server) |", summary, StringComparison.Ordinal);
+        Assert.Contains("| requests sent (every attempt, retries included) |", summary, StringComparison.Ordinal);
+        using (var cost = JsonDocument.Parse(await File.ReadAllTextAsync(Path.Combine(passing, "cost.json"))))
+        {
+            var root = cost.RootElement;
+            Assert.Equal(600, root.GetProperty("syncs").GetInt64());
+            foreach (var process in new[] { "service", "postgres", "generator", "total" })
+            {
+                Assert.True(root.GetProperty("cpuMicrosecondsPerSync").GetProperty(process).GetDouble() > 0, process);
+            }
+
+            Assert.True(root.GetProperty("databasePerSync").GetProperty("commits").GetDouble() > 0);
+            Assert.True(root.GetProperty("requestsPerSync").GetDouble() >= 1);
+            Assert.Equal(15, root.GetProperty("mix").GetProperty("active").GetDouble());
+        }
 
         var failing = Path.Combine(_scratch, "failing");
         (exit, output) = await RunAsync("--small", "--no-build", "--data-dir", data, "--out", failing, "--p99-ms", "0.001");
