@@ -10,7 +10,7 @@ namespace Kobo.Sync.DeviceSimulator.Tests.ReleaseGate;
 /// load/release-gate.sh, the release gate as one command, at small scale on its own PostgreSQL and
 /// service: two simulator shards as separate processes, merged, judged, and their ledgers checked
 /// against the database; passing, then failing with exit code 1 when its p99 limit is made impossible;
-/// and the cost per sync of its judged run.
+/// the cost per sync of its judged run; and load/bench/day-kinds.sh, the gate once per kind of sync.
 /// </summary>
 public sealed class ReleaseGateScriptTests : IDisposable
 {
@@ -106,11 +106,48 @@ public sealed class ReleaseGateScriptTests : IDisposable
         Assert.False(Directory.Exists(Path.Combine(_scratch, "data", "pgdata")));
     }
 
-    private static async Task<(int Exit, string Output)> RunAsync(params string[] arguments)
+    /// <summary>
+    /// day-kinds.sh runs the gate once per kind alone (--mix KIND=100) on one seed and tabulates their cost.
+    /// A scheduled sync finds nothing new: one read, and its device's position written behind with the
+    /// instance's others once a second; an active one pulls, pushes, puts a reading state and pulls again,
+    /// so it commits more. A day with no active syncs makes no push: its empty steps fail no check.
+    /// </summary>
+    [Fact]
+    public async Task DayKindsRunsEachKindAloneAndAScheduledSyncCommitsLessThanAnActiveOne()
+    {
+        var results = Path.Combine(_scratch, "kinds");
+        var (exit, output) = await RunScriptAsync(
+            "load/bench/day-kinds.sh", 600, "--small", "--no-build", "--kinds", "scheduled,active", "--data-dir", Path.Combine(_scratch, "data"), "--out", results);
+
+        Assert.True(exit == 0, output);
+        var table = await File.ReadAllTextAsync(Path.Combine(results, "day-kinds.md"));
+        Assert.Contains("load/bench/day-kinds.sh --small --no-build --kinds scheduled,active --data-dir ", table, StringComparison.Ordinal);
+        // Scheduled syncs alone: PASS (their empty push, reading-state and pull-again steps fail no check), or NOT
+        // PROVEN when a shard's generator was saturated (the suite shares two cores). Active syncs are the heaviest
+        // kind: their row counts whatever their verdict.
+        Assert.Matches(@"\| \[scheduled\]\(scheduled/summary\.md\) \| 600 \| (PASS|NOT PROVEN) \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d.]+ \|", table);
+        Assert.Matches(@"\| \[active\]\(active/summary\.md\) \| 600 \| (PASS|NOT PROVEN|FAIL) \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d,]+ \| [\d.]+ \|", table);
+        Assert.Matches(@"Syncs by kind: scheduled 600 \(100\.00%\), active 0 ", await File.ReadAllTextAsync(Path.Combine(results, "scheduled", "summary.md")));
+        Assert.Matches(@"Syncs by kind: scheduled 0 \(0\.00%\), active 600 \(100\.00%\)", await File.ReadAllTextAsync(Path.Combine(results, "active", "summary.md")));
+
+        var scheduled = await CommitsPerSyncAsync(Path.Combine(results, "scheduled", "cost.json"));
+        var active = await CommitsPerSyncAsync(Path.Combine(results, "active", "cost.json"));
+        Assert.True(scheduled > 0 && scheduled < active, $"commits per sync: scheduled {scheduled}, active {active}\n{table}");
+    }
+
+    private static async Task<double> CommitsPerSyncAsync(string costJson)
+    {
+        using var cost = JsonDocument.Parse(await File.ReadAllTextAsync(costJson));
+        return cost.RootElement.GetProperty("databasePerSync").GetProperty("commits").GetDouble();
+    }
+
+    private static Task<(int Exit, string Output)> RunAsync(params string[] arguments) => RunScriptAsync("load/release-gate.sh", 300, arguments);
+
+    private static async Task<(int Exit, string Output)> RunScriptAsync(string script, int seconds, params string[] arguments)
     {
         var start = new ProcessStartInfo("timeout") { WorkingDirectory = RepositoryRoot.Path, RedirectStandardOutput = true, RedirectStandardError = true };
-        start.ArgumentList.Add("300");
-        start.ArgumentList.Add("load/release-gate.sh");
+        start.ArgumentList.Add(seconds.ToString(CultureInfo.InvariantCulture));
+        start.ArgumentList.Add(script);
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
