@@ -1,11 +1,13 @@
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
+using Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
 /// <summary>
 /// Live pull: devices that wait for changes (<see cref="ChangeWaiters"/>, <see cref="LivePull"/>, used by
-/// the REST pull's <c>wait</c> and gRPC <c>WatchChanges</c>) and the database listener that wakes them
+/// the REST pull's <c>wait</c> and gRPC <c>WatchChanges</c>), what tells them and the other instances of a
+/// commit (<see cref="ChangeSignals"/>) and the database listener that hears the other instances
 /// (<see cref="ChangeListener"/>). Its settings are in section <c>Sync</c>, bound here as well as by
 /// storage and the device APIs, which read it too.
 /// </summary>
@@ -17,6 +19,10 @@ public static class LivePullExtensions
         builder.Services.AddSingleton<ChangeWaiters>();
         builder.Services.AddSingleton<QuietWaits>();
         builder.Services.AddSingleton<LivePull>();
+        // Told of the stores' commits: wakes this instance's waiting devices and tells the other instances.
+        builder.Services.AddSingleton<ChangeSignals>();
+        builder.Services.AddSingleton<ICommitSignals>(sp => sp.GetRequiredService<ChangeSignals>());
+        builder.Services.AddHostedService(sp => sp.GetRequiredService<ChangeSignals>());
         // After storage startup, so that a reachable database is migrated before it listens.
         builder.Services.AddSingleton<ChangeListener>();
         builder.Services.AddHostedService(sp => sp.GetRequiredService<ChangeListener>());

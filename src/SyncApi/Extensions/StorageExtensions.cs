@@ -25,7 +25,7 @@ public static class StorageExtensions
         var services = builder.Services;
         services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName);
         services.AddValidatedOptions<DemoOptions>(DemoOptions.SectionName);
-        // The stores read Sync:LivePull (whether a push notifies), the purge jobs its retention and batches.
+        // The purge jobs read Sync's retention and batches; the stores tell live pull's signals of their commits (when it is added).
         services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
 
         services.AddSingleton<StorageConnection>();
@@ -44,14 +44,11 @@ public static class StorageExtensions
             sp.GetService<SyncMetrics>()));
         services.AddSingleton<PostgresDeviceReadStore>();
         services.AddSingleton<IDeviceReadStore, ResilientDeviceReadStore>();
-        services.AddSingleton(sp => new PostgresSyncStore(
-            sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
+        services.AddSingleton(sp => new PostgresSyncStore(sp.GetRequiredService<NpgsqlDataSource>(), sp.GetService<ICommitSignals>()));
         services.AddSingleton<ISyncStore, ResilientSyncStore>();
-        services.AddSingleton(sp => new PostgresReadingStateStore(
-            sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
+        services.AddSingleton(sp => new PostgresReadingStateStore(sp.GetRequiredService<NpgsqlDataSource>(), sp.GetService<ICommitSignals>()));
         services.AddSingleton<IReadingStateStore, ResilientReadingStateStore>();
-        services.AddSingleton(sp => new PostgresCollectionStore(
-            sp.GetRequiredService<NpgsqlDataSource>(), sp.GetRequiredService<IOptions<SyncOptions>>().Value.LivePull));
+        services.AddSingleton(sp => new PostgresCollectionStore(sp.GetRequiredService<NpgsqlDataSource>(), sp.GetService<ICommitSignals>()));
         services.AddSingleton<ICollectionStore, ResilientCollectionStore>();
         services.AddHostedService<StorageStartup>();
         services.AddSingleton<TombstonePurge>();

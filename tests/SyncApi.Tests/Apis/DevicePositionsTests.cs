@@ -31,8 +31,15 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
         using var service = db.ServiceWith(HeldLong);
         using var grpc = new SyncGrpcTestHost(db.ConnectionString, settings: HeldLong);
         using var device = service.CreateClient().WithToken(TestTokens.For(user, "reader"));
+        var notified = NotifyCalls(await StatementsAsync());
         await device.PushAsync(user, Upsert("k1", "a highlight", T0));
         var (_, token) = await device.PullAllAsync(user);
+        // The push tells the other instances after its commit (live pull): that goes before the count starts.
+        for (var waited = 0; NotifyCalls(await StatementsAsync()) == notified; waited++)
+        {
+            Assert.True(waited < 500, "the push's signal was not sent within 10 s");
+            await Task.Delay(20, TestTimeout.Token);
+        }
 
         var before = await StatementsAsync();
         for (var i = 0; i < 10; i++)
@@ -194,4 +201,7 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
 
         return false;
     }
+
+    private static long NotifyCalls(Dictionary<long, CountedStatement> statements) =>
+        statements.Values.Where(s => s.Query.Contains("pg_notify", StringComparison.Ordinal)).Sum(s => s.Calls);
 }

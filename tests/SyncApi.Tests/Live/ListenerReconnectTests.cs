@@ -48,7 +48,7 @@ public sealed class ListenerReconnectTests(ListenerReconnectTests.OwnDatabase se
             // Nobody listens: the notification of this commit is lost. (The push uses a connection A's pool holds.)
             await writer.PushAsync(user, Upsert("gap", "pushed while nobody listened", T0));
             await Task.Delay(500, TestTimeout.Token);
-            Assert.False(poll.IsCompleted);
+            Assert.False(poll.IsCompleted, poll.IsCompleted ? $"answered: {(await poll).Status} {(await poll).Body}" : null);
         }
         finally
         {

@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Live.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -118,19 +119,19 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
 
         var poll = LongPollAsync(reader, user, token, wait: 3);
         await WaitingAsync(service.B, 1, "the reader waits on B");
-        await Task.Delay(300, TestTimeout.Token); // its first pull is recorded well before the push
-        var pushed = DateTimeOffset.UtcNow;
+        var before = await DatabaseStatements.SnapshotAsync(service.DataSource);
         using (var failed = await writer.PushRawAsync(user, Upsert("doomed", FailsAtCommit, T0)))
         {
             Assert.Equal(500, (int)failed.StatusCode); // the commit failed: nothing was stored
         }
 
         var answer = await poll;
+        var ran = (await DatabaseStatements.SnapshotAsync(service.DataSource)).Since(before);
 
         Assert.Empty(answer.Changes);
         Assert.True(answer.Elapsed >= TimeSpan.FromSeconds(2.9), $"answered after {answer.Elapsed}");
-        // Woken, the device would have pulled again (and recorded that pull) after the push.
-        Assert.True(await LastPullAsync(user, "reader") < pushed, "the waiting device pulled again after the rolled-back push");
+        // Its only read was the check at the wait's end; woken, the device would have pulled once more.
+        Assert.Equal(1, ran.Where(s => s.Query == ChangeSeqQueries.CommittedSeq).Sum(s => s.Calls));
 
         var next = LongPollAsync(reader, user, answer.Token, wait: 20);
         await WaitingAsync(service.B, 1, "the reader waits again");
@@ -148,13 +149,16 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
         using var instruments = new HostInstruments(service.B);
 
         var first = await LongPollAsync(reader, user, token, wait: 1);
-        var recorded = await LastPullAsync(user, "reader");
+        var before = await DatabaseStatements.SnapshotAsync(service.DataSource);
         var second = await LongPollAsync(reader, user, first.Token, wait: 1);
+        var ran = (await DatabaseStatements.SnapshotAsync(service.DataSource)).Since(before);
 
         Assert.Empty(second.Changes);
         Assert.Equal(first.Token, second.Token);
         Assert.Equal(1, instruments.Count("kobo.sync.live.resumed"));
-        Assert.Equal(recorded, await LastPullAsync(user, "reader")); // no pull was recorded: the database was not asked
+        // It started without a pull, and ended with one check of the user's committed sequence: no page was read.
+        Assert.Equal(1, ran.Where(s => s.Query == ChangeSeqQueries.CommittedSeq).Sum(s => s.Calls));
+        Assert.DoesNotContain(ran, s => s.Query.Contains("FROM highlights", StringComparison.Ordinal));
 
         // Nobody waits now; the push's notification makes the next wait pull, and it finds the change.
         await writer.PushAsync(user, Upsert("between", "pushed between two waits", T0));
@@ -243,15 +247,5 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
         await device.GetJsonAsync($"/v1/users/{service.NewUser()}/changes?wait=20", 403);
 
         Assert.Equal(0, Waiters(service.A).Count);
-    }
-
-    private async Task<DateTimeOffset> LastPullAsync(long user, string device)
-    {
-        await using var command = service.DataSource.CreateCommand("SELECT last_sync_at FROM devices WHERE user_no = $1 AND device_id = $2");
-        command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });
-        command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = device });
-        await using var reader = await command.ExecuteReaderAsync(TestTimeout.Token);
-        Assert.True(await reader.ReadAsync(TestTimeout.Token));
-        return reader.GetFieldValue<DateTimeOffset>(0);
     }
 }

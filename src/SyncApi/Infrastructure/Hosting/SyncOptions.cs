@@ -67,11 +67,20 @@ public sealed class SyncOptions
     public int RevocationRefreshSeconds { get; set; } = 5;
 
     /// <summary>
-    /// Live pull: pushes notify (PostgreSQL NOTIFY, at commit), each instance listens, and devices may wait
-    /// for changes (REST <c>wait</c>, gRPC <c>WatchChanges</c>). Off: no NOTIFY in pushes, no listener, and
-    /// every wait is answered at once, as over <see cref="MaxWaiters"/>.
+    /// Live pull: devices may wait for changes (REST <c>wait</c>, gRPC <c>WatchChanges</c>); a commit wakes
+    /// the instance's own waiting devices at once and the other instances' through PostgreSQL NOTIFY,
+    /// sent after the commits, coalesced (<see cref="LiveSignalCoalesceMs"/>); each instance listens. Off:
+    /// no NOTIFY, no listener, and every wait is answered at once, as over <see cref="MaxWaiters"/>.
     /// </summary>
     public bool LivePull { get; set; } = true;
+
+    /// <summary>
+    /// How long an instance gathers more commits before it tells the other instances of them, in one
+    /// NOTIFY transaction (besides those that committed while the previous one was on its way): a
+    /// longer wait sends fewer, larger notifications and wakes the other instances' devices that much later.
+    /// </summary>
+    [Range(0, 1_000, ErrorMessage = "Sync:LiveSignalCoalesceMs must be from {1} to {2}.")]
+    public int LiveSignalCoalesceMs { get; set; } = 5;
 
     /// <summary>Devices that may wait for changes on this instance at once; past it a wait is answered at once.</summary>
     [Range(0, 1_000_000, ErrorMessage = "Sync:MaxWaiters must be from {1} to {2}.")]

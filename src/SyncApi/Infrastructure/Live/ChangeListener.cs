@@ -14,7 +14,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 /// the server's connections, <see cref="ConnectionBudget"/>), on the primary (the write connection
 /// string; for a host list <c>Target Session Attributes=primary</c> unless it says otherwise), that
 /// <c>LISTEN</c>s on <see cref="ChangeNotification.Channel"/> and hands each notification to
-/// <see cref="ChangeWaiters"/>. Notifications sent while it is not listening are lost, so each time it
+/// <see cref="ChangeWaiters"/>, skipping those this instance sent (<see cref="ChangeSignals"/> woke its own
+/// waiters at the commit). Notifications sent while it is not listening are lost, so each time it
 /// listens again (after a restart, a failover to a new primary, a cut connection) every waiting device
 /// re-checks: one query reads the change sequence of every user with a waiting device, and the devices
 /// behind it pull. A lost connection is retried at once, then after 0.1 s doubling up to 5 s. While no
@@ -24,6 +25,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 /// </summary>
 internal sealed partial class ChangeListener(
     StorageConnection connection,
+    ChangeSignals signals,
     ChangeWaiters waiters,
     QuietWaits quiet,
     IOptions<SyncOptions> options,
@@ -67,7 +69,7 @@ internal sealed partial class ChangeListener(
 
         try
         {
-            await using var dataSource = CreateDataSource(await connection.GetConnectionStringAsync(stoppingToken).ConfigureAwait(false));
+            await using var dataSource = CreateDataSource(await connection.GetConnectionStringAsync(stoppingToken).ConfigureAwait(false), PoolName);
             var lost = 0;
             var listenedBefore = false;
             while (!stoppingToken.IsCancellationRequested)
@@ -146,14 +148,19 @@ internal sealed partial class ChangeListener(
     private void OnNotification(object? sender, NpgsqlNotificationEventArgs e)
     {
         var received = Stopwatch.GetTimestamp();
-        if (e.Channel != ChangeNotification.Channel || ChangeNotification.Parse(e.Payload) is not { } notification)
+        if (e.Channel != ChangeNotification.Channel || ChangeNotification.Parse(e.Payload) is not { } notification
+            || notification.Sender == signals.Sender)
         {
             return;
         }
 
         metrics?.RecordNotificationLag(clock.GetUtcNow() - notification.StampedAt);
-        waiters.Notify(notification.User, notification.Seq, new WakeSignal(received, notification.StampedAt));
-        quiet.Forget(notification.User); // after the waiters: see QuietWaits.Remember
+        var signal = new WakeSignal(received, notification.StampedAt);
+        foreach (var (user, seq) in notification.Changes)
+        {
+            waiters.Notify(user, seq, signal);
+            quiet.Forget(user); // after the waiters: see QuietWaits.Remember
+        }
     }
 
     /// <summary>Every user with a waiting device: where its change sequence stands; those behind it wake. Returns the users read.</summary>
@@ -184,11 +191,12 @@ internal sealed partial class ChangeListener(
         }
     }
 
-    private static NpgsqlDataSource CreateDataSource(string connectionString)
+    /// <summary>A pool of one connection named <paramref name="name"/> (also its <c>application_name</c>), on the primary.</summary>
+    internal static NpgsqlDataSource CreateDataSource(string connectionString, string name)
     {
         var builder = new NpgsqlConnectionStringBuilder(StorageDataSource.WithServiceDefaults(connectionString))
         {
-            ApplicationName = ApplicationName,
+            ApplicationName = name,
             MinPoolSize = 0,
             MaxPoolSize = 1,
         };
@@ -199,7 +207,7 @@ internal sealed partial class ChangeListener(
             builder.TargetSessionAttributes = "primary";
         }
 
-        return new NpgsqlDataSourceBuilder(builder.ConnectionString) { Name = PoolName }.Build();
+        return new NpgsqlDataSourceBuilder(builder.ConnectionString) { Name = name }.Build();
     }
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Change listener listening on {Node}")]

@@ -34,7 +34,8 @@ public sealed class LivePull(
 
     /// <summary>
     /// A pull that waits up to <paramref name="wait"/> for changes when there are none: the page of
-    /// changes as soon as there are some, else, when the wait ends, an empty page whose token is valid.
+    /// changes as soon as there are some, else, when the wait ends and a last check finds nothing, an
+    /// empty page whose token is valid.
     /// A wait the instance cannot take is answered at once, with when to come back. The wait ends no later
     /// than <paramref name="tokenExpires"/>, and <paramref name="stillHolds"/> (the device's token neither
     /// expired nor revoked) is checked on every wake and at the end: when it fails, the wait ends with
@@ -72,6 +73,7 @@ public sealed class LivePull(
                 return new LiveAnswer(page, admitted == WaitAdmission.Stopping ? null : RefusedRetryAfter, null);
             }
 
+            var slept = false;
             while (page.Changes.Count == 0 && !page.HasMore)
             {
                 var remaining = clock.GetElapsedTime(clock.GetTimestamp(), ends);
@@ -83,6 +85,7 @@ public sealed class LivePull(
                 var signal = await WaitAsync(waiter.ArmAsync(page.CaughtUpThrough!.Value), remaining, cancellationToken).ConfigureAwait(false);
                 if (signal is not { } woken)
                 {
+                    slept = true;
                     break;
                 }
 
@@ -117,6 +120,16 @@ public sealed class LivePull(
                 throw new DeviceTokenLapsedException();
             }
 
+            if (nothingNew && slept)
+            {
+                // A signal can be lost (ChangeSignals): a wait that ran out checks before it answers nothing,
+                // one indexed read when nothing is new, so a lost signal costs the device at most its wait.
+                period = quiet.ListeningPeriod;
+                recordedAt = clock.GetUtcNow();
+                page = await PullAdmittedAsync(caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
+                nothingNew = page.Changes.Count == 0 && !page.HasMore;
+            }
+
             if (nothingNew)
             {
                 // The wait is over with nothing new: the token stays valid, and the device's next wait may start without a pull.
@@ -131,7 +144,7 @@ public sealed class LivePull(
     /// The changes after <paramref name="since"/> as pages handed to <paramref name="send"/>: the backlog
     /// (at least one page, so the device learns its current token), then a page each time changes commit,
     /// and a heartbeat (no changes, the last token) after <c>Sync:WatchHeartbeatSeconds</c> with nothing
-    /// sent. Returns after <c>Sync:WatchMaxSeconds</c>; cancelled with <paramref name="cancellationToken"/>.
+    /// sent, once a check has found nothing new. Returns after <c>Sync:WatchMaxSeconds</c>; cancelled with <paramref name="cancellationToken"/>.
     /// A watch the instance cannot take, or one the instance stops, ends with <see cref="WaitRefusedException"/>
     /// after the backlog.
     /// </summary>
@@ -147,13 +160,15 @@ public sealed class LivePull(
             var token = since;
             var first = true;
             WakeSignal? woken = null;
+            SyncChangePage? found = null; // changes a heartbeat's check found, sent as the next page
             var lastSent = clock.GetTimestamp();
             while (true)
             {
                 SyncChangePage page;
                 do
                 {
-                    page = await PullAdmittedAsync(caller, user, token, pageSize, Protocols.Grpc, first, cancellationToken).ConfigureAwait(false);
+                    page = found ?? await PullAdmittedAsync(caller, user, token, pageSize, Protocols.Grpc, first, cancellationToken).ConfigureAwait(false);
+                    found = null;
                     if (first || page.Changes.Count > 0)
                     {
                         await send(new LivePage(page, Heartbeat: false)).ConfigureAwait(false);
@@ -177,7 +192,7 @@ public sealed class LivePull(
                 }
 
                 var wake = waiter.ArmAsync(page.CaughtUpThrough!.Value);
-                while (woken is null)
+                while (woken is null && found is null)
                 {
                     var now = clock.GetTimestamp();
                     if (now >= ends)
@@ -206,8 +221,18 @@ public sealed class LivePull(
                     }
                     else if (clock.GetElapsedTime(lastSent) >= heartbeat && clock.GetTimestamp() < ends)
                     {
-                        await send(new LivePage(new SyncChangePage([], token!, HasMore: false), Heartbeat: true)).ConfigureAwait(false);
-                        lastSent = clock.GetTimestamp();
+                        // A signal can be lost (ChangeSignals): each heartbeat checks first, one indexed read when
+                        // nothing is new, so a lost signal costs the device at most one heartbeat's wait.
+                        var check = await PullAdmittedAsync(caller, user, token, pageSize, Protocols.Grpc, first: false, cancellationToken).ConfigureAwait(false);
+                        if (check.Changes.Count > 0 || check.HasMore)
+                        {
+                            found = check;
+                        }
+                        else
+                        {
+                            await send(new LivePage(new SyncChangePage([], token!, HasMore: false), Heartbeat: true)).ConfigureAwait(false);
+                            lastSent = clock.GetTimestamp();
+                        }
                     }
                 }
             }

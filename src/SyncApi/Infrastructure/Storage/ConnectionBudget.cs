@@ -9,13 +9,14 @@ public readonly record struct ServerConnectionLimits(int MaxConnections, int Sup
 
 /// <summary>
 /// The connections one instance may hold on its server (<see cref="Share"/>) and how they are split:
-/// the write pool, the read pool (only with a read source of its own) and the change listener's one.
+/// the write pool, the read pool (only with a read source of its own) and live pull's two (its change
+/// listener and its signal sender).
 /// </summary>
 /// <param name="Budget">The connections all instances may hold together.</param>
-public sealed record PoolPlan(int Budget, int Share, int Write, int Read, int Listener)
+public sealed record PoolPlan(int Budget, int Share, int Write, int Read, int Live)
 {
     /// <summary>What one instance holds at most when its pools are full.</summary>
-    public int Held => Write + Read + Listener;
+    public int Held => Write + Read + Live;
 }
 
 /// <summary>
@@ -24,7 +25,7 @@ public sealed record PoolPlan(int Budget, int Share, int Write, int Read, int Li
 /// so what each instance may hold must be bounded by design: the server's <c>max_connections</c>, less
 /// <c>superuser_reserved_connections</c> and <c>Storage:ReservedConnections</c> (replication, the
 /// operators' and the monitoring's sessions), divided among <c>Storage:Instances</c>. An instance takes
-/// one for its change listener (when live pull is on) and gives the rest to its write pool, or, with a
+/// two for live pull (its change listener and its signal sender, when live pull is on) and gives the rest to its write pool, or, with a
 /// read source of its own (<c>Storage:ReadConnectionString</c>), half of it to each: a host list that
 /// prefers standbys may still land every read on the primary, so reads count against the primary too.
 /// </summary>
@@ -39,9 +40,9 @@ public static class ConnectionBudget
         ArgumentOutOfRangeException.ThrowIfLessThan(instances, 1);
         var budget = server.MaxConnections - server.SuperuserReserved - reserved;
         var share = Math.Max(0, budget) / instances;
-        var listener = listens ? 1 : 0;
-        var pools = share - listener;
-        var needed = listener + (separateReads ? 2 : 1);
+        var live = listens ? 2 : 0;
+        var pools = share - live;
+        var needed = live + (separateReads ? 2 : 1);
         if (share < needed)
         {
             throw new InvalidOperationException(
@@ -52,7 +53,7 @@ public static class ConnectionBudget
         }
 
         var read = separateReads ? pools / 2 : 0;
-        return new PoolPlan(budget, share, pools - read, read, listener);
+        return new PoolPlan(budget, share, pools - read, read, live);
     }
 
     /// <summary>What all instances hold together when each holds <paramref name="held"/> connections.</summary>

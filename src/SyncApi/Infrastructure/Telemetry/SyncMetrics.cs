@@ -52,6 +52,7 @@ public sealed class SyncMetrics : IDisposable
     private readonly Histogram<double> _liveNotificationLag;
     private readonly Counter<long> _liveListenerReconnects;
     private readonly Counter<long> _liveResumed;
+    private readonly Counter<long> _liveSignals;
 
     public SyncMetrics(IMeterFactory meterFactory)
     {
@@ -100,11 +101,11 @@ public sealed class SyncMetrics : IDisposable
             advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = LatencyBucketsSeconds });
         _liveDeliveryDuration = _meter.CreateHistogram(
             "kobo.sync.live.delivery.duration", "s",
-            "From the push's notification in the database (just before its commit) to the waiting device's answer written, by protocol.",
+            "From the push's commit (the clock of the instance that took it) to the waiting device's answer written, by protocol.",
             advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = LatencyBucketsSeconds });
         _liveNotificationLag = _meter.CreateHistogram(
             "kobo.sync.live.notification.lag", "s",
-            "From the push's notification in the database (just before its commit) to its arrival at this instance's listener.",
+            "From the push's commit (the clock of the instance that took it) to its notification's arrival at this instance's listener.",
             advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
         _liveListenerReconnects = _meter.CreateCounter<long>(
             "kobo.sync.live.listener.reconnects", "{reconnect}",
@@ -112,6 +113,9 @@ public sealed class SyncMetrics : IDisposable
         _liveResumed = _meter.CreateCounter<long>(
             "kobo.sync.live.resumed", "{request}",
             "REST waits that started without a pull: the device came back with the token its last wait ended on, and nothing had changed.");
+        _liveSignals = _meter.CreateCounter<long>(
+            "kobo.sync.live.signals", "{user}",
+            "Users' committed changes this instance told the other instances of, by outcome (sent, failed: held to be sent again, dropped).");
     }
 
     /// <summary>One device request: counted by outcome, its duration (unless null: a live pull) recorded for its endpoint.</summary>
@@ -223,6 +227,13 @@ public sealed class SyncMetrics : IDisposable
 
     /// <summary>A REST wait resumed without a pull (<see cref="Live.QuietWaits"/>).</summary>
     public void RecordLiveResumed() => _liveResumed.Add(1);
+
+    /// <summary><paramref name="users"/> users' change signals to the other instances had <paramref name="outcome"/> (<see cref="LiveSignalOutcome"/>).</summary>
+    public void RecordLiveSignals(string outcome, int users)
+    {
+        var tags = new TagList { { TelemetryTags.Outcome, outcome } };
+        _liveSignals.Add(users, in tags);
+    }
 
     public void Dispose() => _meter.Dispose();
 }

@@ -73,6 +73,19 @@ public static class LiveRefusal
     public const string Stopping = "stopping";
 }
 
+/// <summary>Values of the <c>outcome</c> tag of <c>kobo.sync.live.signals</c>: what became of a user's change signal to the other instances.</summary>
+public static class LiveSignalOutcome
+{
+    /// <summary>Sent in a notification.</summary>
+    public const string Sent = "sent";
+
+    /// <summary>The notification failed; held to be sent again.</summary>
+    public const string Failed = "failed";
+
+    /// <summary>Too many users were held already: dropped (the waiting devices find the change at their wait's end).</summary>
+    public const string Dropped = "dropped";
+}
+
 /// <summary>Values of the <c>event</c> tag of <c>kobo.sync.resilience.events</c>, one per Polly callback.</summary>
 public static class ResilienceEvent
 {

@@ -54,15 +54,34 @@ public sealed class LiveRequestsTests
     }
 
     [Theory]
-    [InlineData("12 345 1732345678123", 12L, 345L)]
-    [InlineData("12 345", null, null)]
-    [InlineData("x 345 1", null, null)]
-    [InlineData("12 345 1 4", null, null)]
-    [InlineData("", null, null)]
-    public void NotificationPayloadsOfAnotherShapeAreIgnored(string payload, long? user, long? seq)
+    [InlineData("a1b2c3 1732345678123 12:345", "12:345")]
+    [InlineData("a1b2c3 1732345678123 12:345 7:1", "12:345 7:1")]
+    [InlineData("a1b2c3 1732345678123", null)]
+    [InlineData("12 345 1732345678123", null)]
+    [InlineData("a1b2c3 x 12:345", null)]
+    [InlineData("a1b2c3 1 12:-3", null)]
+    [InlineData("a1b2c3 1 12;3", null)]
+    [InlineData(" 1 12:3", null)]
+    [InlineData("", null)]
+    public void NotificationPayloadsOfAnotherShapeAreIgnored(string payload, string? changes)
     {
         var notification = ChangeNotification.Parse(payload);
-        Assert.Equal(user, notification?.User);
-        Assert.Equal(seq, notification?.Seq);
+
+        Assert.Equal(changes, notification is null ? null : string.Join(' ', notification.Changes.Select(c => $"{c.Key}:{c.Value}")));
+    }
+
+    [Fact]
+    public void ManyUsersChangesAreSplitIntoPayloadsPostgresAcceptsAndReadBackWhole()
+    {
+        var changes = Enumerable.Range(1, 2_000).Select(n => new KeyValuePair<long, long>(1_000_000_000L + n, 9_000_000_000L + n)).ToArray();
+        var stamp = DateTimeOffset.FromUnixTimeMilliseconds(1_732_345_678_123);
+
+        var payloads = ChangeNotification.Format("a1b2c3d4e5f6", stamp, changes);
+
+        Assert.True(payloads.Count > 1);
+        Assert.All(payloads, p => Assert.InRange(System.Text.Encoding.UTF8.GetByteCount(p), 1, ChangeNotification.MaxPayloadBytes));
+        var read = payloads.Select(p => ChangeNotification.Parse(p)!).ToArray();
+        Assert.All(read, n => Assert.Equal(("a1b2c3d4e5f6", stamp), (n.Sender, n.StampedAt)));
+        Assert.Equal(changes, read.SelectMany(n => n.Changes));
     }
 }

@@ -11,11 +11,11 @@ public sealed class ConnectionBudgetTests
     private static readonly ServerConnectionLimits TerraformPrimary = new(200, 3);
 
     [Fact]
-    public void ASingleInstanceOnTheEmbeddedServerTakesTheServerLessTheReservesAndItsListener()
+    public void ASingleInstanceOnTheEmbeddedServerTakesTheServerLessTheReservesAndLivePullsTwo()
     {
         var plan = ConnectionBudget.Plan(Embedded, instances: 1, reserved: 10, separateReads: false, listens: true);
 
-        Assert.Equal(new PoolPlan(Budget: 87, Share: 87, Write: 86, Read: 0, Listener: 1), plan);
+        Assert.Equal(new PoolPlan(Budget: 87, Share: 87, Write: 85, Read: 0, Live: 2), plan);
     }
 
     [Fact]
@@ -23,7 +23,7 @@ public sealed class ConnectionBudgetTests
     {
         var plan = ConnectionBudget.Plan(TerraformPrimary, instances: 6, reserved: 10, separateReads: true, listens: true);
 
-        Assert.Equal(new PoolPlan(Budget: 187, Share: 31, Write: 15, Read: 15, Listener: 1), plan);
+        Assert.Equal(new PoolPlan(Budget: 187, Share: 31, Write: 15, Read: 14, Live: 2), plan);
         Assert.True(ConnectionBudget.Total(6, plan.Held) <= plan.Budget);
     }
 
@@ -42,7 +42,7 @@ public sealed class ConnectionBudgetTests
         Assert.InRange(ConnectionBudget.Total(instances, plan.Held), plan.Budget - instances + 1, plan.Budget);
         Assert.True(plan.Write >= 1);
         Assert.Equal(reads, plan.Read >= 1);
-        Assert.Equal(listens ? 1 : 0, plan.Listener);
+        Assert.Equal(listens ? 2 : 0, plan.Live);
     }
 
     [Fact]

@@ -90,7 +90,7 @@ public sealed class StorageRegistrationTests
         await using (var app = await StartAsync(sized, new() { ["Storage:ConnectionString"] = db.ConnectionString, ["Storage:Instances"] = "4" }))
         {
             var pool = new NpgsqlConnectionStringBuilder(app.Services.GetRequiredService<NpgsqlDataSource>().ConnectionString);
-            Assert.Equal((budget / 4) - 1, pool.MaxPoolSize);
+            Assert.Equal((budget / 4) - 2, pool.MaxPoolSize);
             Assert.Equal(pool.MaxPoolSize, pool.MinPoolSize);
             Assert.Single(sized.Lines, l => l.StartsWith("Storage connections: ", StringComparison.Ordinal)
                 && l.Contains("Storage:Instances 4", StringComparison.Ordinal) && l.Contains($"holds at most {budget / 4}", StringComparison.Ordinal));
@@ -104,7 +104,7 @@ public sealed class StorageRegistrationTests
             ["Storage:Instances"] = "4",
         }))
         {
-            var share = (budget / 4) - 1; // less the change listener's
+            var share = (budget / 4) - 2; // less live pull's two (the listener and the signals)
             var writes = new NpgsqlConnectionStringBuilder(withReads.Services.GetRequiredService<NpgsqlDataSource>().ConnectionString);
             var reads = new NpgsqlConnectionStringBuilder(
                 withReads.Services.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey).ConnectionString);

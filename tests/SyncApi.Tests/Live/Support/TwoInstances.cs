@@ -19,7 +19,7 @@ namespace Kobo.Sync.SyncApi.Tests.Live.Support;
 /// </summary>
 public class TwoInstances : PostgresDatabase
 {
-    /// <summary>A highlight text that makes the push's COMMIT fail, after its NOTIFY statement ran.</summary>
+    /// <summary>A highlight text that makes the push's COMMIT fail, after every other statement of the push ran.</summary>
     public const string FailsAtCommit = "this push fails at its commit";
 
     private int _nextUser;

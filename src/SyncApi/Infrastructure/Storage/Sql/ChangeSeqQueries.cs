@@ -1,10 +1,7 @@
-using Kobo.Sync.SyncApi.Infrastructure.Live;
-
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
 
 /// <summary>
-/// The user's change sequence: numbers taken for a write, where the sequence stands, and the wake-up a
-/// write sends. Every write of a user's sync data starts with <see cref="TakeChangeSeq"/>: the user's
+/// The user's change sequence: numbers taken for a write and where the sequence stands. Every write of a user's sync data starts with <see cref="TakeChangeSeq"/>: the user's
 /// row lock it takes is held to commit, so a user's writes commit in the order of their sequence numbers
 /// and a pull by "(seq, id) after the token" cannot skip one (see Migrations/0002_device_sync.sql).
 /// </summary>
@@ -35,15 +32,4 @@ internal static class ChangeSeqQueries
 
     /// <summary>$1 user numbers. Columns: user_no, change_seq: where each user's change sequence stands now.</summary>
     public const string ChangeSeqs = "SELECT user_no, change_seq FROM users WHERE user_no = ANY($1)";
-
-    /// <summary>
-    /// $1 user_no, $2 the highest change sequence number the transaction wrote. Live pull's wake-up, sent
-    /// inside the writing transaction: PostgreSQL delivers it at commit, and never when the transaction
-    /// rolls back. Payload <c>"{user} {seq} {stampMs}"</c> (<see cref="ChangeNotification"/>), the stamp
-    /// from the database's clock in Unix milliseconds. NOTIFY serialises the commits of all notifying
-    /// transactions (docs/operations.md, "Live pull").
-    /// </summary>
-    public const string Notify =
-        "SELECT pg_notify('" + ChangeNotification.Channel + "', $1::text || ' ' || $2::text || ' ' || "
-        + "floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint::text)";
 }

@@ -6,9 +6,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 
 /// <summary>
 /// How every write of a user's sync data starts (<see cref="ChangeSeqQueries.TakeChangeSeq"/>): it takes
-/// <c>count</c> numbers of the user's change sequence, and with them the user's row lock, held to commit;
-/// one that changed something ends with live pull's notification of the last number. And where the
-/// sequence stands, which a sync that finds nothing new reads alone.
+/// <c>count</c> numbers of the user's change sequence, and with them the user's row lock, held to commit
+/// (one that changed something is told to live pull after its commit, <see cref="ICommitSignals"/>). And
+/// where the sequence stands, which a sync that finds nothing new reads alone.
 /// </summary>
 internal static class ChangeSequences
 {
@@ -27,7 +27,6 @@ internal static class ChangeSequences
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
     }
 
-    /// <summary>Live pull's notification (<see cref="ChangeSeqQueries.Notify"/>) that the user's changes reached <paramref name="seq"/>.</summary>
     /// <summary>Where the user's change sequence stands: every change numbered up to it is committed. Null when the user does not exist.</summary>
     public static async Task<long?> ReadCommittedAsync(NpgsqlDataSource dataSource, UserNo user, CancellationToken cancellationToken)
     {
@@ -35,13 +34,4 @@ internal static class ChangeSequences
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is long seq ? seq : null;
     }
-
-    public static NpgsqlBatchCommand Notify(UserNo user, long seq) => new(ChangeSeqQueries.Notify)
-    {
-        Parameters =
-        {
-            new NpgsqlParameter<long> { TypedValue = user.Value },
-            new NpgsqlParameter<long> { TypedValue = seq },
-        },
-    };
 }

@@ -11,11 +11,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// Collections on PostgreSQL (statements in <see cref="CollectionQueries"/>). A push is one transaction:
 /// it takes the user's change sequence, reads what the decision needs in one round trip (the touched
 /// collections, their membership registers, the live count, the books the user has had), and stores each
-/// decided collection with its changed registers and live pull's notification in one more, unless
-/// <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). Reads use the primary, so a device
-/// reads its own push.
+/// decided collection with its changed registers in one more, and once committed tells
+/// <paramref name="signals"/> (live pull). Reads use the primary, so a device reads its own push.
 /// </summary>
-public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool notifyChanges = true) : ICollectionStore
+public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null) : ICollectionStore
 {
     public async Task<bool> ApplyAsync(
         UserNo user,
@@ -73,12 +72,10 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, bool no
                 }
             }
 
-            if (notifyChanges)
-            {
-                batch.BatchCommands.Add(ChangeSequences.Notify(user, seq));
-            }
-
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+            signals?.Committed(user, seq);
+            return true;
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);

@@ -9,11 +9,11 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// <summary>
 /// Reading states on PostgreSQL (statements in <see cref="ReadingStateQueries"/>). A put is one
 /// transaction that takes the user's change sequence, checks ownership, loads the stored state and, when
-/// the rule changed something, stores the decided state and sends live pull's notification in one round
-/// trip, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>), as a highlight push does.
+/// the rule changed something, stores the decided state, and once committed tells <paramref name="signals"/>
+/// (live pull), as a highlight push does.
 /// Reads use the primary, so a device reads its own put.
 /// </summary>
-public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, bool notifyChanges = true) : IReadingStateStore
+public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null) : IReadingStateStore
 {
     public async Task<ReadingStateLookup> GetAsync(UserNo user, BookNo book, CancellationToken cancellationToken)
     {
@@ -58,15 +58,15 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, bool 
                 },
             };
             await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store } };
-            if (notifyChanges)
-            {
-                batch.BatchCommands.Add(ChangeSequences.Notify(user, seq));
-            }
-
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
         }
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        if (decision.Writes)
+        {
+            signals?.Committed(user, seq);
+        }
+
         return lookup;
     }
 

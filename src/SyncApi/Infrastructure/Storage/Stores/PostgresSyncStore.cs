@@ -13,11 +13,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// of two round trips: the first takes the user's change sequence (reading the user's highlight holdings with it) and locks and loads
 /// the highlights it touches; the second stores the decided states in one statement, the holdings' change beside it, and commits; a pull is one round trip of seven statements (the reading states'
 /// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
-/// wrote changes also sends live pull's notification (<see cref="ChangeSeqQueries.Notify"/>), in the same round
-/// trip as its last write, unless <paramref name="notifyChanges"/> is off (<c>Sync:LivePull</c>). The
+/// wrote changes is told to <paramref name="signals"/> (live pull) once it has committed. The
 /// devices are in <c>PostgresSyncStore.Devices.cs</c>.
 /// </summary>
-public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool notifyChanges = true) : ISyncStore
+public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null) : ISyncStore
 {
     public async Task<bool> ApplyAsync(
         UserNo user,
@@ -68,6 +67,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             await StoreAndCommitAsync(
                 connection, transaction, user, writes, HighlightHoldings.Change(stored, writes), lastSeq.Value - ids.Count, cancellationToken)
                 .ConfigureAwait(false);
+            signals?.Committed(user, lastSeq.Value - ids.Count + writes.Count);
         }
         else
         {
@@ -168,18 +168,17 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
             },
         };
         var changed = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not null;
-        if (changed && notifyChanges)
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        if (changed)
         {
-            await using var notify = new NpgsqlBatch(connection, transaction) { BatchCommands = { ChangeSequences.Notify(user, seq.Value) } };
-            await notify.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
+            signals?.Committed(user, seq.Value);
         }
 
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         return changed;
     }
 
     /// <summary>
-    /// The store, the holdings' change and live pull's notification, then <c>COMMIT</c>, in one round trip. When
+    /// The store and the holdings' change, then <c>COMMIT</c>, in one round trip. When
     /// a statement fails the server skips the rest, the <c>COMMIT</c> included, and the transaction rolls back
     /// when it is disposed; after the <c>COMMIT</c> the connection is out of the transaction and its disposal sends nothing.
     /// </summary>
@@ -265,11 +264,6 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, bool 
                     new NpgsqlParameter<long> { TypedValue = change.Tombstones },
                 },
             });
-        }
-
-        if (notifyChanges)
-        {
-            batch.BatchCommands.Add(ChangeSequences.Notify(user, seq[^1]));
         }
 
         batch.BatchCommands.Add(new NpgsqlBatchCommand(ChangeSeqQueries.Commit));
