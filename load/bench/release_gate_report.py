@@ -2,7 +2,6 @@
 """The release gate's summary (summary.md) and samples page (release-gate.html) from its results folder.
 
 usage: release_gate_report.py OUT MERGE_EXIT VERIFY_EXIT
-       release_gate_report.py --merge-exit OUT MERGE_EXIT   # prints the merge's exit code as the gate counts it
 
 Reads OUT/merged/result.json (the merged shards), OUT/shard-*/result.json (each shard's generator),
 OUT/verify.md, OUT/ledger/day-*.json, OUT/profile.json and OUT/samples/{service,postgres,cost}.tsv; writes
@@ -62,35 +61,6 @@ def svg_chart(title, series, unit):
         out.append(f'<text x="{pad + 10 + i * 160}" y="{h + 20}" font-size="11" fill="{colours[i % len(colours)]}">{html.escape(label)}</text>')
     out.append('</svg>')
     return ''.join(out)
-
-
-ACTIVE_STEPS = ('push', 'reading-state', 'pull-again')
-
-
-def unmade(out, merged):
-    """The simulator's failed checks that a step made no sync, of the steps only an active sync makes, when the
-    day's mix (--mix) has no active syncs: such a check cannot hold and judges nothing."""
-    try:
-        profile = json.load(open(os.path.join(out, 'profile.json')))
-    except (OSError, ValueError):
-        return []
-    days = [s for s in profile.get('scenarios', []) if s.get('read') == 'day']
-    if not days or any(s.get('mix', {}).get('active', 1) != 0 for s in days):
-        return []
-    return [c for c in merged['checks'] if not c['passed'] and c['metric'] == 'syncs' and c.get('part') is None
-            and '/' in c['scenario'] and c['scenario'].rsplit('/', 1)[1] in ACTIVE_STEPS]
-
-
-def merge_exit(out, merged, merge_code):
-    """The merge's exit code, its checks of steps the mix cannot make left out: 1 when any other check failed,
-    else 4 when a shard's generator was saturated, else 0."""
-    if merge_code != 1:
-        return merge_code
-    left_out = unmade(out, merged)
-    if not left_out:
-        return merge_code
-    others = [c for c in merged['checks'] if not c['passed'] and c not in left_out]
-    return 1 if others else 4 if merged['generator']['saturated'] else 0
 
 
 # The cost per sync's figures: (key in cost.json, the label in summary.md, what it is read from in samples/cost.tsv)
@@ -177,13 +147,8 @@ def cost(out, merged, verdict):
 
 
 def main():
-    if sys.argv[1] == '--merge-exit':
-        out = sys.argv[2]
-        print(merge_exit(out, json.load(open(os.path.join(out, 'merged', 'result.json'))), int(sys.argv[3])))
-        return
     out, merge_code, verify_code = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     merged = json.load(open(os.path.join(out, 'merged', 'result.json')))
-    left_out = unmade(out, merged)
     limit = merged['thresholds']['p99Ms']
     shards = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, 'shard-*', 'result.json')))]
     days = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, 'ledger', 'day-*.json')))]
@@ -193,9 +158,6 @@ def main():
     lines = [f"# Release gate: {verdict}", "",
              f"- started {merged['started']}, {merged['durationSeconds'] / 60:.1f} min, {len(shards)} shards; gate: {merged.get('verdictLine', merged['verdict'])}",
              f"- checks against the database: {verify.splitlines()[-1]}"]
-    if left_out:
-        lines.append(f"- not counted: the simulator's {len(left_out)} checks that the {', '.join(ACTIVE_STEPS[:-1])} and {ACTIVE_STEPS[-1]} steps made a sync: "
-                     "the mix has no active syncs, so they make none")
     lines.append("")
     session = next((s for s in merged['scenarios'] if '/' not in s['name']), None)
     lines += ["## The run", "", "| scenario | syncs | syncs/s | requests retried | failed | p50 ms | p99 ms | p99.9 ms | max ms |", "|---|---|---|---|---|---|---|---|---|"]

@@ -62,7 +62,11 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
 
     public Transport Transport => _client.Transport;
 
-    public IReadOnlyList<ScenarioStats> StepStats => [_pull, _push, _readingState, _pullAgain];
+    /// <summary>
+    /// The steps the mix makes: push, reading-state and pull-again only when it has active syncs (a run of
+    /// other kinds alone, as <c>load/bench/day-kinds.sh</c> makes, has no such step to judge).
+    /// </summary>
+    public IReadOnlyList<ScenarioStats> StepStats => _load.Mix.Active > 0 ? [_pull, _push, _readingState, _pullAgain] : [_pull];
 
     /// <summary>Syncs of each kind so far, in <see cref="DaySyncKind"/> order.</summary>
     public IReadOnlyList<long> Kinds => [.. _kinds.Select(k => Interlocked.Read(ref k))];
