@@ -21,6 +21,8 @@ internal static class RunCommand
         var profile = new Option<string>("--profile") { Description = "Load profile (JSON), e.g. load/profiles/smoke.json.", Required = true };
         var rest = new Option<string?>("--rest") { Description = "The service's REST address, e.g. http://127.0.0.1:5080." };
         var grpc = new Option<string?>("--grpc") { Description = "The service's gRPC address, e.g. http://127.0.0.1:5081." };
+        var waitRest = new Option<string?>("--wait-rest") { Description = "Where live scenarios' waiting devices long-poll over REST (default: --rest); another instance on the same database makes each wake cross instances." };
+        var waitGrpc = new Option<string?>("--wait-grpc") { Description = "Where live scenarios' waiting devices open WatchChanges (default: --grpc); another instance on the same database makes each wake cross instances." };
         var postgres = new Option<string?>("--postgres") { Description = "Npgsql connection string for the raw-PostgreSQL baseline scenarios." };
         var signingKey = new Option<string?>("--signing-key") { Description = "The service's Auth:SigningKey (default: $KOBO_SIM_SIGNING_KEY)." };
         var issuer = new Option<string>("--issuer") { DefaultValueFactory = _ => "kobo-sync" };
@@ -36,7 +38,7 @@ internal static class RunCommand
 
         var command = new Command("run", "Replay a profile's device syncs against the service (and PostgreSQL), report, and gate on the SLA.")
         {
-            profile, rest, grpc, postgres, signingKey, issuer, audience, heaviest, users, shard, output, p99, cursorKey, ledger, register,
+            profile, rest, grpc, waitRest, waitGrpc, postgres, signingKey, issuer, audience, heaviest, users, shard, output, p99, cursorKey, ledger, register,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -65,7 +67,9 @@ internal static class RunCommand
                 var heavy = parse.GetValue(heaviest) is { } path ? HeaviestUsersFile.Read(path) : [];
                 settings = new RunSettings
                 {
-                    Endpoints = new Endpoints(Address(parse.GetValue(rest), "--rest"), Address(parse.GetValue(grpc), "--grpc"), parse.GetValue(postgres)),
+                    Endpoints = new Endpoints(
+                        Address(parse.GetValue(rest), "--rest"), Address(parse.GetValue(grpc), "--grpc"), parse.GetValue(postgres),
+                        Address(parse.GetValue(waitRest), "--wait-rest"), Address(parse.GetValue(waitGrpc), "--wait-grpc")),
                     Tokens = new DeviceTokenOptions { SigningKey = key ?? new string('x', 32), Issuer = parse.GetValue(issuer)!, Audience = parse.GetValue(audience)! },
                     HeaviestUsers = heavy,
                     Users = parse.GetValue(users) ?? (parse.GetValue(heaviest) is { } p ? HeaviestUsersFile.ReadUserCount(p) : 0),

@@ -20,8 +20,13 @@ using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios;
 
-/// <summary>Where a run's scenarios send their reads.</summary>
-public sealed record Endpoints(Uri? Rest, Uri? Grpc, string? Postgres);
+/// <summary>
+/// Where a run's scenarios send their reads. Live scenarios' waiting devices wait at
+/// <paramref name="WaitRest"/> (REST long-polls) and <paramref name="WaitGrpc"/> (WatchChanges), by
+/// default the same addresses as everything else: another instance on the same database there makes
+/// each wake cross instances through PostgreSQL.
+/// </summary>
+public sealed record Endpoints(Uri? Rest, Uri? Grpc, string? Postgres, Uri? WaitRest = null, Uri? WaitGrpc = null);
 
 /// <summary>
 /// Builds each scenario of a profile with the client it needs: one REST client, one gRPC client and
@@ -127,7 +132,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     /// <summary>REST waiting devices each hold a connection for as long as they wait: a client of their own, with no cap on connections.</summary>
     private HttpClient RestWaiterHttp()
     {
-        var address = _endpoints.Rest ?? throw new MissingEndpointException("--rest");
+        var address = _endpoints.WaitRest ?? _endpoints.Rest ?? throw new MissingEndpointException("--rest");
         _restWaiters ??= new HttpClient(new SocketsHttpHandler
         {
             MaxConnectionsPerServer = int.MaxValue,
@@ -143,7 +148,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
 
     /// <summary>WatchChanges streams on a channel of their own, so the pushes' calls never queue behind full connections.</summary>
     private GrpcChannel GrpcWatchChannel() =>
-        _grpcWatchers ??= GrpcChannel.ForAddress(_endpoints.Grpc ?? throw new MissingEndpointException("--grpc"), ChannelOptions());
+        _grpcWatchers ??= GrpcChannel.ForAddress(_endpoints.WaitGrpc ?? _endpoints.Grpc ?? throw new MissingEndpointException("--grpc"), ChannelOptions());
 
     private GrpcDeviceClient GrpcClient()
     {
