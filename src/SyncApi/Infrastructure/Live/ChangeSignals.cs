@@ -50,7 +50,7 @@ internal sealed partial class ChangeSignals(
     private static readonly TimeSpan MaxRetry = TimeSpan.FromSeconds(5);
 
     private readonly object _gate = new();
-    private readonly SemaphoreSlim _ready = new(0);
+    private readonly SemaphoreSlim _ready = new(0); // never disposed: a commit may still be told while the host stops
     private Dictionary<long, long> _pending = [];
     private DateTimeOffset _firstAt;
 
@@ -195,12 +195,6 @@ internal sealed partial class ChangeSignals(
             LogSendFailed(logger, batch.Count, error.Message);
             return false;
         }
-    }
-
-    public override void Dispose()
-    {
-        _ready.Dispose();
-        base.Dispose();
     }
 
     [LoggerMessage(Level = LogLevel.Warning, Message = "Live pull could not tell the other instances of {Users} users' changes ({Reason}); held to try again")]
