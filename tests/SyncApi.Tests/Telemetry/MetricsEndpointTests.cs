@@ -109,9 +109,9 @@ public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<
         }
 
         var pools = samples.Where(s => s.Labels.ContainsKey("db_client_connection_pool_name")).Select(s => s.Labels["db_client_connection_pool_name"]).ToHashSet();
-        // The requests' pool, live pull's listener and the start's one look-up of the server's connection
-        // limits, each named; no read pool without a read connection string.
-        Assert.Equal(["kobo-sync", "kobo-sync-listener", "kobo-sync-start"], pools.Order());
+        // The requests' pool, live pull's listener and signal sender and the start's one look-up of the
+        // server's connection limits, each named; no read pool without a read connection string.
+        Assert.Equal(["kobo-sync", "kobo-sync-listener", "kobo-sync-signals", "kobo-sync-start"], pools.Order());
     }
 
     [Fact]
