@@ -97,7 +97,7 @@ internal sealed partial class ChangeListener(
                     }
                 }
 
-                var delay = lost <= 1 ? TimeSpan.Zero : TimeSpan.FromTicks(Math.Min(MaxRetry.Ticks, FirstRetry.Ticks << Math.Min(lost - 2, 10)));
+                var delay = lost <= 1 ? TimeSpan.Zero : Backoff(lost - 2);
                 await Task.Delay(delay * (0.8 + (Random.Shared.NextDouble() * 0.4)), clock, stoppingToken).ConfigureAwait(false);
             }
         }
@@ -190,6 +190,9 @@ internal sealed partial class ChangeListener(
             throw new InvalidOperationException("The listener's server is a standby now.");
         }
     }
+
+    /// <summary>The wait before retry <paramref name="attempt"/> (from 0) of live pull's connections: 0.1 s doubling up to 5 s.</summary>
+    internal static TimeSpan Backoff(int attempt) => TimeSpan.FromTicks(Math.Min(MaxRetry.Ticks, FirstRetry.Ticks << Math.Min(attempt, 10)));
 
     /// <summary>A pool of one connection named <paramref name="name"/> (also its <c>application_name</c>), on the primary.</summary>
     internal static NpgsqlDataSource CreateDataSource(string connectionString, string name)

@@ -46,8 +46,6 @@ internal sealed partial class ChangeSignals(
 
     private const string NotifySql = "SELECT pg_notify($1, $2)";
     private static readonly TimeSpan SendTimeout = TimeSpan.FromSeconds(5);
-    private static readonly TimeSpan FirstRetry = TimeSpan.FromMilliseconds(100);
-    private static readonly TimeSpan MaxRetry = TimeSpan.FromSeconds(5);
 
     private readonly object _gate = new();
     private readonly SemaphoreSlim _ready = new(0); // never disposed: a commit may still be told while the host stops
@@ -133,8 +131,7 @@ internal sealed partial class ChangeSignals(
                 }
 
                 dataSource.Clear(); // the next connection is a new one, on whichever server is the primary now
-                var delay = TimeSpan.FromTicks(Math.Min(MaxRetry.Ticks, FirstRetry.Ticks << Math.Min(failures++, 10)));
-                await Task.Delay(delay, clock, stoppingToken).ConfigureAwait(false);
+                await Task.Delay(ChangeListener.Backoff(failures++), clock, stoppingToken).ConfigureAwait(false);
                 _ready.Release(); // what failed is held again: try again
             }
         }
