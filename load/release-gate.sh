@@ -6,14 +6,17 @@
 # growth, autovacuum and connections sampled over the run. One command:
 #
 #   load/release-gate.sh --data-dir /srv/kobo-gate [--users 10000000] [--syncs 10000000] [--rate 2000]
-#                        [--shards 2] [--mix KIND=PCT[,KIND=PCT...]] [--p99-ms 200] [--out DIR] [--no-build]
+#                        [--shards 2] [--mix KIND=PCT[,KIND=PCT...]] [--devices N] [--p99-ms 200] [--out DIR] [--no-build]
 #   load/release-gate.sh --small [--p99-ms X] [--mix ...]
 #                                                      # the proof that the gate works: seconds, in the test command
 #   load/release-gate.sh --rest URL --grpc URL --postgres CONN --heaviest FILE --users N ...
 #                                                      # a deployed target (the Terraform outputs): nothing started here
 #
 # --mix sets the day's kinds of sync in percent of the syncs (scheduled, active, firstSync, drawer; whole or
-# decimal numbers adding up to 100; a kind not named is 0): --mix scheduled=100 runs one kind alone. By
+# decimal numbers adding up to 100; a kind not named is 0): --mix scheduled=100 runs one kind alone.
+# --devices N draws the syncs from N devices in turn instead of one device per sync: with a few thousand,
+# every device's token is one the service has seen and cached, so the same run with and without it
+# gives what a token seen for the first time costs at the data set's size. By
 # default the profile's mix (scheduled=80,active=15,firstSync=4.5,drawer=0.5). The warm-up runs the same mix.
 #
 # Local target: PostgreSQL (the machine's binaries, data in DATA_DIR/pgdata, the large-data settings of
@@ -45,7 +48,7 @@ repo=$(pwd -P)
 usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 
 data_dir="" users=10000000 syncs=10000000 rate=2000 shards=2 p99="" out="" build=1 small=0 warmup=200 warm_seconds=60
-rest="" grpc="" npg="" heaviest="" mix=""
+rest="" grpc="" npg="" heaviest="" mix="" devices=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --data-dir) data_dir="$2"; shift 2 ;;
@@ -54,6 +57,7 @@ while [ $# -gt 0 ]; do
     --rate) rate="$2"; shift 2 ;;
     --shards) shards="$2"; shift 2 ;;
     --p99-ms) p99="$2"; shift 2 ;;
+    --devices) devices="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --rest) rest="$2"; shift 2 ;;
@@ -66,9 +70,10 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-for n in "$users" "$syncs" "$rate" "$shards"; do
-  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "--users, --syncs, --rate and --shards take whole numbers above 0" >&2; exit 2; }
+for n in "$users" "$syncs" "$rate" "$shards" ${devices:+"$devices"}; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "--users, --syncs, --rate, --shards and --devices take whole numbers above 0" >&2; exit 2; }
 done
+[ -z "$devices" ] || [ "$devices" -ge "$shards" ] || { echo "--devices must be at least --shards (each shard syncs from its own devices)" >&2; exit 2; }
 if [ -n "$mix" ]; then # KIND=PCT,...: known kinds, each once, whole or decimal percentages adding up to 100
   mix_error() { echo "--mix $mix: $1 (KIND=PCT[,KIND=PCT...], kinds scheduled, active, firstSync, drawer, adding up to 100)" >&2; exit 2; }
   [[ "$mix" =~ ^[^,]+(,[^,]+)*$ ]] || mix_error "an empty entry"
@@ -158,11 +163,12 @@ PY
 # --- the profile ---------------------------------------------------------------------------------------
 seconds=$(( syncs / rate ))
 [ "$seconds" -ge 1 ] || { echo "--syncs must be at least --rate (a run of at least one second)" >&2; exit 2; }
-python3 - "$repo/load/profiles/release-gate.json" "$out/profile.json" "$rate" "$seconds" "$syncs" "$warmup" "${p99:-}" "$small" "$mix" <<'PY'
+python3 - "$repo/load/profiles/release-gate.json" "$out/profile.json" "$rate" "$seconds" "$syncs" "$warmup" "${p99:-}" "$small" "$mix" "$devices" <<'PY'
 import json, sys
-src, dst, rate, seconds, syncs, warmup, p99, small, mix = sys.argv[1:]
+src, dst, rate, seconds, syncs, warmup, p99, small, mix, devices = sys.argv[1:]
 p = json.load(open(src))
-p['devices'] = int(syncs) + int(warmup)  # n syncs from n distinct devices, the warm-up's beside them
+# n syncs from n distinct devices, the warm-up's beside them; --devices: from that many in turn
+p['devices'] = int(devices) if devices else int(syncs) + int(warmup)
 p['warmUpSyncs'] = int(warmup)
 for s in p['scenarios']:
     s['steps'] = [{'rate': int(rate), 'durationSeconds': int(seconds)}]
@@ -276,7 +282,7 @@ warm_code=0
 timeout 600 "${priority[@]}" "${sim[@]}" run --profile "$out/warm-up.json" --rest "$rest" --grpc "$grpc" --heaviest "$heaviest" --users "$users" \
   --shard 2/2 --out "$out/warm-up" >"$out/warm-up.log" 2>&1 || warm_code=$?
 [ "$warm_code" -le 1 ] || [ "$warm_code" -eq 4 ] || { echo "the warm-up failed ($warm_code):" >&2; tail -20 "$out/warm-up.log" >&2; exit 2; }
-log "release gate: $syncs syncs from $syncs distinct devices at $rate/s ($seconds s) in $shards shards, $users users, mix ${mix:-of the profile}"
+log "release gate: $syncs syncs from ${devices:-$syncs distinct} devices at $rate/s ($seconds s) in $shards shards, $users users, mix ${mix:-of the profile}"
 cost_reading before
 pids=()
 for i in $(seq 1 "$shards"); do

@@ -9,8 +9,14 @@
 #
 #   load/bench/profile.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       [--url http://127.0.0.1:5080] [--read user|highlights|book|push|kobo] [--warmup 40] [--seconds 15]
+#   load/bench/profile.sh --external [--url http://127.0.0.1:5080] [--seconds 15] [--pid PID] [--out DIR]
 #
 # The loads are cost.sh's (load/bench/lib.sh): the three reads, a push of 10 changes, a Kobo sync page.
+# --external starts no load: it samples the service under whatever drives it now (a release-gate run,
+# the simulator, a deployed fleet's balancer), which is how a sync's cost at a fixed rate is profiled,
+# with its idle wake-ups and new connections, rather than flat out over a few kept-alive connections.
+# --pid samples another .NET process instead of the service (a simulator shard: the generator's own
+# cost); the figures per request still count the service's requests.
 #
 # Needs dotnet-trace and dotnet-counters (dotnet tool install -g dotnet-trace / dotnet-counters) and
 # the right to trace the service (same user, or root; collect-linux needs root). The service's signing
@@ -24,20 +30,23 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
 
-url=http://127.0.0.1:5080 pg="" read=user warmup=40 seconds=15 connections=32
+url=http://127.0.0.1:5080 pg="" read=user warmup=40 seconds=15 connections=32 out="" pid=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --url) url="$2"; shift 2 ;;
     --pg) pg="$2"; shift 2 ;;
     --read) read="$2"; shift 2 ;;
+    --external) read=external; shift ;;
+    --out) out="$2"; shift 2 ;;
+    --pid) pid="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-[ -n "$pg" ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
-case "$read" in user|highlights|book|push|kobo) ;; *) echo "--read must be user, highlights, book, push or kobo" >&2; exit 2 ;; esac
+[ -n "$pg" ] || [ "$read" = external ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }
+case "$read" in user|highlights|book|push|kobo|external) ;; *) echo "--read must be user, highlights, book, push or kobo" >&2; exit 2 ;; esac
 bench_require_loopback "$url"
 tools="${DOTNET_TOOLS:-$HOME/.dotnet/tools}"
 export PATH="$PATH:$tools"
@@ -45,15 +54,18 @@ for tool in wrk dotnet-trace dotnet-counters psql ss curl python3; do
   command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install wrk postgresql-client iproute2 curl python3; dotnet tool install -g dotnet-trace dotnet-counters)" >&2; exit 2; }
 done
 
-pid=$(bench_listener "$(bench_port_of "${url#http://}")")
+[ -n "$pid" ] || pid=$(bench_listener "$(bench_port_of "${url#http://}")" || true)
 [ -n "$pid" ] || { echo "no process listens at $url" >&2; exit 2; }
+[ -d "/proc/$pid" ] || { echo "no process $pid" >&2; exit 2; }
 
-out="load/results/profile-$read-$(date -u +%Y%m%dT%H%M%SZ)"
+[ -n "$out" ] || out="load/results/profile-$read-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"; kill "${load:-}" 2>/dev/null || true' EXIT
-bench_mint_tokens "$pg" "$work/tokens.tsv" >/dev/null
-bench_prepare_mode "$read" "$pg" "$url" "$work"
+if [ "$read" != external ]; then
+  bench_mint_tokens "$pg" "$work/tokens.tsv" >/dev/null
+  bench_prepare_mode "$read" "$pg" "$url" "$work"
+fi
 [ "$read" != push ] || connections=$BENCH_PUSH_CONNECTIONS
 [ "$read" != kobo ] || connections=$BENCH_KOBO_CONNECTIONS
 dotnet build load/bench/trace-report -c Release -v q -nologo >/dev/null
@@ -62,10 +74,16 @@ dotnet build load/bench/trace-report -c Release -v q -nologo >/dev/null
 requests() { curl -fsS "$url/metrics" | awk '/^http_server_request_duration_seconds_count/ {n += $2} END {printf "%.0f", n}'; }
 duration="00:00:00:$(printf '%02d' "$seconds")"
 
-echo "==> wrk: $read for ${warmup}s of warm-up, then three phases of ${seconds}s"
-bench_wrk_mode "$read" "$url" "$((warmup + 3 * seconds + 20))" "$connections" "$work/tokens.tsv" "$work/wrk.out" &
-load=$!
-sleep "$warmup"
+if [ "$read" = external ]; then
+  served=$(requests 2>/dev/null || true)
+  [ "${served:-0}" -gt 0 ] || { echo "the service at $url has served no request: start the load first" >&2; exit 2; }
+  echo "==> the load already running: three phases of ${seconds}s"
+else
+  echo "==> wrk: $read for ${warmup}s of warm-up, then three phases of ${seconds}s"
+  bench_wrk_mode "$read" "$url" "$((warmup + 3 * seconds + 20))" "$connections" "$work/tokens.tsv" "$work/wrk.out" &
+  load=$!
+  sleep "$warmup"
+fi
 
 echo "==> CPU samples (dotnet-trace collect-linux, cpu-sampling)"
 r0=$(requests)
@@ -84,8 +102,10 @@ r0=$(requests)
 dotnet-counters collect -p "$pid" --counters System.Runtime --format csv --duration "$duration" -o "$out/counters.csv" >"$work/counters.log" 2>&1 \
   || { cat "$work/counters.log" >&2; exit 1; }
 counter_requests=$(( $(requests) - r0 ))
-kill "$load" 2>/dev/null || true
-wait "$load" 2>/dev/null || true
+if [ -n "${load:-}" ]; then
+  kill "$load" 2>/dev/null || true
+  wait "$load" 2>/dev/null || true
+fi
 
 report=load/bench/trace-report/bin/Release/net10.0/Kobo.Sync.TraceReport.dll
 dotnet "$report" "$out/cpu.nettrace" "$out/cpu" --pid "$pid" >"$work/cpu-report.log"

@@ -92,6 +92,19 @@ public sealed class ReleaseGateScriptTests : IDisposable
     }
 
     [Theory]
+    [InlineData("1", "--devices must be at least --shards")]
+    [InlineData("0", "take whole numbers above 0")]
+    [InlineData("2k", "take whole numbers above 0")]
+    public async Task TooFewDevicesAreRefusedBeforeAnythingStarts(string devices, string message)
+    {
+        var (exit, output) = await RunAsync("--small", "--no-build", "--data-dir", Path.Combine(_scratch, "data"), "--devices", devices);
+
+        Assert.Equal(2, exit);
+        Assert.Contains(message, output, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(Path.Combine(_scratch, "data", "pgdata")));
+    }
+
+    [Theory]
     [InlineData("scheduled=50", "add up to 50, not 100")]
     [InlineData("scheduled=90,reading=10", "unknown kind reading")]
     [InlineData("scheduled=100,scheduled=0", "scheduled is given twice")]
