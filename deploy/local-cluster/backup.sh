@@ -171,7 +171,7 @@ restore_bootstrap_block() {
   printf '  method: pgbackrest_restore\n  pgbackrest_restore:\n    command: %s\n    keep_existing_recovery_conf: true\n    no_params: true\n' "$nd/restore-bootstrap.sh"
 }
 
-# Stops every node, deletes what is left of their data and of the cluster's state in etcd.
+# Kills every node (as a lost machine: no clean stop) and deletes its data directory.
 destroy_nodes() {
   local node
   for node in "${NODES[@]}"; do
@@ -187,9 +187,12 @@ destroy_nodes() {
   done
   sleep 1
   for node in "${NODES[@]}"; do rm -rf "$DIR/$node/data"; done
-  if alive "$DIR/etcd.pid"; then
-    ETCDCTL_API=3 etcdctl --endpoints="127.0.0.1:$ETCD_PORT" del --prefix /kobo-sync-local/kobo-sync-local/ >/dev/null
-  fi
+}
+
+# Removes the cluster's state (leader, members, initialize key, configuration) from etcd, so that
+# the next node Patroni starts bootstraps a new cluster.
+forget_cluster() {
+  ETCDCTL_API=3 etcdctl --endpoints="127.0.0.1:$ETCD_PORT" del --prefix /kobo-sync-local/kobo-sync-local/ >/dev/null
 }
 
 # cluster.sh restore [--time T | --latest]: the cluster restored from the repository. Every node is
@@ -211,6 +214,7 @@ cmd_restore() {
   start=$EPOCHREALTIME
   prepare
   start_etcd
+  forget_cluster
   RESTORE_BLOCK="$(restore_bootstrap_block "$first" "$target")" render_node "$first"
   start_node "$first"
   local waited=$SECONDS
