@@ -129,6 +129,7 @@ public sealed partial class CloudInitTests : IDisposable
         Assert.Contains("kobo-sync-backup-full.timer, kobo-sync-backup-incr.timer, kobo-sync-backup-verify.timer", rendered, StringComparison.Ordinal);
         Assert.Contains("kobo_sync_backup_last_success_timestamp_seconds{type=", rendered, StringComparison.Ordinal);
         Assert.Contains("textfile_dir=/var/lib/prometheus/node-exporter", rendered, StringComparison.Ordinal);
+        Assert.Contains("path: /usr/local/sbin/kobo-sync-restore-bootstrap", rendered, StringComparison.Ordinal); // the runbook's custom bootstrap
     }
 
     /// <summary>
