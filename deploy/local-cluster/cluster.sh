@@ -39,7 +39,9 @@
 # Patroni REST port, default 18008), KOBO_CLUSTER_ETCD_PORT (default 12379; the peer port is the next one),
 # KOBO_CLUSTER_ARCHIVE_TIMEOUT (PostgreSQL's archive_timeout, default 30s), KOBO_CLUSTER_RETENTION_FULL
 # (full backups kept, default 2), KOBO_CLUSTER_TEXTFILE_DIR (node_exporter textfile directory for the
-# backup-age metric, default $KOBO_CLUSTER_DIR/textfile), KOBO_CLUSTER_RESTORE_LIMIT (seconds, default 1800).
+# backup-age metric, default $KOBO_CLUSTER_DIR/textfile), KOBO_CLUSTER_RESTORE_LIMIT (seconds, default 1800),
+# KOBO_CLUSTER_MAX_WAL_SIZE (max_wal_size of each node instead of large-data.conf's, with min_wal_size 256MB:
+# for a large data set on a small disk).
 set -euo pipefail
 
 DIR="${KOBO_CLUSTER_DIR:-/tmp/kobo-sync-cluster}"
@@ -141,6 +143,10 @@ render_node() {
   # The settings for data larger than memory, the embedded server's own, for one of three servers on this machine.
   local large_data key value
   large_data="$(postgres_large_data_settings "${#NODES[@]}" | while IFS='=' read -r key value; do printf '    %s: "%s"\n' "$key" "$value"; done)"
+  if [ -n "${KOBO_CLUSTER_MAX_WAL_SIZE:-}" ]; then
+    # A large data set on a small disk: three nodes each keeping 8 GB of WAL may not fit.
+    large_data="$(printf '%s\n' "$large_data" | sed -e "s|^    max_wal_size: .*|    max_wal_size: \"$KOBO_CLUSTER_MAX_WAL_SIZE\"|" -e 's|^    min_wal_size: .*|    min_wal_size: "256MB"|')"
+  fi
   large_data+=$'\n'
   mkdir -p "$nd/log"
   sed -e "s|@@NAME@@|$node|g" -e "s|@@REST_PORT@@|$(rest_port_of "$node")|g" \
