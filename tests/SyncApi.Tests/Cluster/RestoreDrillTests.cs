@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using Kobo.Sync.SyncApi.Tests.Resilience;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
@@ -28,9 +29,15 @@ public sealed class BackedUpCluster : LocalCluster
 /// keep writing: a full backup under the writes, a point in time T, the loss of every node's data,
 /// a restore to the latest archived point and then one to T. The ledger of acknowledged writes
 /// decides: at T, every write acknowledged before it is back and none sent after it; at the latest
-/// point, no write acknowledged more than the archive's lag before the loss is lost. And the
-/// retention: the repository keeps the two newest full backups and what depends on them.
+/// point, no write acknowledged more than the archive's lag before the loss is lost. And archiving
+/// after a switchover (the new leader's WAL reaches the repository) and the retention: the repository
+/// keeps the two newest full backups and what depends on them.
 /// </summary>
+/// <remarks>
+/// It runs alone (<see cref="MeasuredAloneCollection"/>): a backup, two restores and three nodes copying
+/// each other load the cores enough to push the failover tests' requests past their budget.
+/// </remarks>
+[Collection(MeasuredAloneCollection.Name)]
 public sealed partial class RestoreDrillTests(BackedUpCluster cluster, ITestOutputHelper output) : IClassFixture<BackedUpCluster>
 {
     private const long User = 7_400_001;
@@ -85,9 +92,16 @@ public sealed partial class RestoreDrillTests(BackedUpCluster cluster, ITestOutp
     }
 
     [Fact]
-    public async Task ExpiryKeepsTheTwoNewestFullBackupsAndTheBackupAgeMetricFollowsTheRepository()
+    public async Task AfterASwitchoverTheNewLeaderArchivesAndExpiryKeepsTheTwoNewestFullBackupsWithTheMetricFollowingTheRepository()
     {
         var first = await BackupAsync("full");
+        string firstTimeline;
+        using (var before = JsonDocument.Parse(await cluster.RunAsync(BackupLimit, "info", "--output=json")))
+        {
+            firstTimeline = Timeline(before.RootElement[0], first);
+        }
+        // A planned switchover in between: the new leader archives (the backup waits for its WAL in the repository).
+        await cluster.RunAsync(BackupLimit, "switchover");
         var dependent = await BackupAsync("incr");
         var second = await BackupAsync("full");
         var third = await BackupAsync("full");
@@ -100,6 +114,7 @@ public sealed partial class RestoreDrillTests(BackedUpCluster cluster, ITestOutp
         Assert.DoesNotContain(first, labels);
         Assert.DoesNotContain(dependent, labels);
         Assert.Equal([second, third], labels.Where(l => l.EndsWith('F')));
+        Assert.True(string.CompareOrdinal(firstTimeline, Timeline(stanza, second)) < 0, $"the backups after the switchover are on timeline {Timeline(stanza, second)}, the first one on {firstTimeline}");
 
         // The archive is kept from the oldest kept backup on, and no further back.
         var oldestKept = stanza.GetProperty("backup").EnumerateArray().First(b => b.GetProperty("label").GetString() == second);
@@ -116,6 +131,11 @@ public sealed partial class RestoreDrillTests(BackedUpCluster cluster, ITestOutp
         Assert.Matches(@"(?m)^kobo_sync_backup_verify_last_success_timestamp_seconds \d{10}$", metric);
         Assert.InRange(stops["full"], DateTimeOffset.UtcNow.AddMinutes(-5).ToUnixTimeSeconds(), DateTimeOffset.UtcNow.ToUnixTimeSeconds());
     }
+
+    /// <summary>The timeline of a backup's first WAL segment (its name's first 8 hex digits).</summary>
+    private static string Timeline(JsonElement stanza, string label) =>
+        stanza.GetProperty("backup").EnumerateArray().Single(b => b.GetProperty("label").GetString() == label)
+            .GetProperty("archive").GetProperty("start").GetString()![..8];
 
     private async Task<string> BackupAsync(string type) =>
         (await cluster.RunAsync(BackupLimit, "backup", type)).Trim().Split('\n')[^1].Trim();
