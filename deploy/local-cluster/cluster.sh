@@ -18,11 +18,30 @@
 #                                 streams again (lag <= 1 MiB) and the cluster is healthy; prints per node the
 #                                 seconds from stop to serving again and fails if one took more than 60 s
 #   cluster.sh strings            print the two connection strings again
+#   cluster.sh backup [full|incr|diff]
+#                                 a pgBackRest backup of the leader (default incr; the first one is made full),
+#                                 expiry by the retention, the backup-age metric for node_exporter; prints its label
+#   cluster.sh verify             pgbackrest verify: every backup file and archived WAL segment against its checksum
+#   cluster.sh info [--output=json]
+#                                 the repository's backups and WAL archive (pgbackrest info)
+#   cluster.sh schedule           the cron entries for backups and verification (| crontab - to install)
+#   cluster.sh restore --time T | --latest
+#                                 every node's data deleted; node1 restored from the repository to time T
+#                                 (PostgreSQL's format, e.g. '2026-11-29 10:41:07.250+00') or to the end of the
+#                                 archived WAL, the others join it as replicas; prints "restored SECONDS s"
+#   cluster.sh restore-drill [--service URL --token TOKEN --user N] [--after-backup S] [--after-target S] [--skip-latest]
+#                                 backup under writes, ledger of acknowledged writes, restore to the latest point
+#                                 (RPO) and to a time T (nothing after T, everything before), RTO of each
 #
 # Runs as root (PostgreSQL, Patroni and etcd then run as the `postgres` user) or as a normal user.
 # Settings (environment): KOBO_CLUSTER_DIR (default /tmp/kobo-sync-cluster), KOBO_CLUSTER_PG_PORT
 # (first node's PostgreSQL port, default 15432; the others follow), KOBO_CLUSTER_REST_PORT (first
-# Patroni REST port, default 18008), KOBO_CLUSTER_ETCD_PORT (default 12379; the peer port is the next one).
+# Patroni REST port, default 18008), KOBO_CLUSTER_ETCD_PORT (default 12379; the peer port is the next one),
+# KOBO_CLUSTER_ARCHIVE_TIMEOUT (PostgreSQL's archive_timeout, default 30s), KOBO_CLUSTER_RETENTION_FULL
+# (full backups kept, default 2), KOBO_CLUSTER_TEXTFILE_DIR (node_exporter textfile directory for the
+# backup-age metric, default $KOBO_CLUSTER_DIR/textfile), KOBO_CLUSTER_RESTORE_LIMIT (seconds, default 1800),
+# KOBO_CLUSTER_MAX_WAL_SIZE (max_wal_size of each node instead of large-data.conf's, with min_wal_size 256MB:
+# for a large data set on a small disk).
 set -euo pipefail
 
 DIR="${KOBO_CLUSTER_DIR:-/tmp/kobo-sync-cluster}"
@@ -40,7 +59,13 @@ APP_USER=kobo
 HERE="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=../postgres/settings.sh
 source "$HERE/../postgres/settings.sh"
+# shellcheck source=backup.sh
+source "$HERE/backup.sh"
+# shellcheck source=drill.sh
+source "$HERE/drill.sh"
 
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 say() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
@@ -71,6 +96,7 @@ ensure_packages() {
   [ -n "$(bin_dir)" ] || missing+=(postgresql-15)
   command -v psql >/dev/null 2>&1 || missing+=(postgresql-client-15)
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  command -v pgbackrest >/dev/null 2>&1 || missing+=(pgbackrest)
   [ "${#missing[@]}" -eq 0 ] && return 0
   if [ "$(id -u)" -ne 0 ]; then
     die "missing: ${missing[*]}; install them (sudo apt-get install ${missing[*]}) or run this as root"
@@ -98,31 +124,44 @@ prepare() {
   local superuser=postgres
   [ "$(id -u)" -eq 0 ] || superuser="$(id -un)"
   echo "$superuser" >"$DIR/secrets/superuser-name"
-  local su_pw rep_pw bin
-  su_pw="$(secret superuser)"
-  rep_pw="$(secret replication)"
+  secret superuser >/dev/null
+  secret replication >/dev/null
   secret app >/dev/null
-  bin="$(bin_dir)"
-  [ -n "$bin" ] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
-  # The settings for data larger than memory, the embedded server's own, for one of three servers on this machine.
-  local large_data key value
-  large_data="$(postgres_large_data_settings "${#NODES[@]}" | while IFS='=' read -r key value; do printf '    %s: "%s"\n' "$key" "$value"; done)"
-  large_data+=$'\n'
-  for node in "${NODES[@]}"; do
-    local nd="$DIR/$node"
-    mkdir -p "$nd/log"
-    sed -e "s|@@NAME@@|$node|g" -e "s|@@REST_PORT@@|$(rest_port_of "$node")|g" \
-        -e "s|@@ETCD_PORT@@|$ETCD_PORT|g" -e "s|@@PG_PORT@@|$(pg_port_of "$node")|g" \
-        -e "s|@@NODE_DIR@@|$nd|g" -e "s|@@BIN_DIR@@|$bin|g" \
-        -e "s|@@SUPERUSER@@|$superuser|g" -e "s|@@SUPERUSER_PASSWORD@@|$su_pw|g" \
-        -e "s|@@REPLICATION_USER@@|replicator|g" -e "s|@@REPLICATION_PASSWORD@@|$rep_pw|g" \
-        "$HERE/patroni.yml.template" |
-      awk -v settings="$large_data" '$1 == "@@LARGE_DATA_SETTINGS@@" { printf "%s", settings; next } { print }' >"$nd/patroni.yml"
-    chmod 600 "$nd/patroni.yml"
-  done
+  [ -n "$(bin_dir)" ] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
+  pgbackrest_prepare
+  local node
+  for node in "${NODES[@]}"; do render_node "$node"; done
   if [ "$(id -u)" -eq 0 ]; then
     chown -R postgres:postgres "$DIR/etcd" "${NODES[@]/#/$DIR/}"
   fi
+}
+
+# Writes NODE's patroni.yml from the template; RESTORE_BLOCK (the environment), when set, is the
+# custom bootstrap that restores it from the pgBackRest repository.
+render_node() {
+  local node="$1" nd="$DIR/$1"
+  # The settings for data larger than memory, the embedded server's own, for one of three servers on this machine.
+  local large_data key value
+  large_data="$(postgres_large_data_settings "${#NODES[@]}" | while IFS='=' read -r key value; do printf '    %s: "%s"\n' "$key" "$value"; done)"
+  if [ -n "${KOBO_CLUSTER_MAX_WAL_SIZE:-}" ]; then
+    # A large data set on a small disk: three nodes each keeping 8 GB of WAL may not fit.
+    large_data="$(printf '%s\n' "$large_data" | sed -e "s|^    max_wal_size: .*|    max_wal_size: \"$KOBO_CLUSTER_MAX_WAL_SIZE\"|" -e 's|^    min_wal_size: .*|    min_wal_size: "256MB"|')"
+  fi
+  large_data+=$'\n'
+  mkdir -p "$nd/log"
+  sed -e "s|@@NAME@@|$node|g" -e "s|@@REST_PORT@@|$(rest_port_of "$node")|g" \
+      -e "s|@@ETCD_PORT@@|$ETCD_PORT|g" -e "s|@@PG_PORT@@|$(pg_port_of "$node")|g" \
+      -e "s|@@NODE_DIR@@|$nd|g" -e "s|@@BIN_DIR@@|$(bin_dir)|g" \
+      -e "s|@@SUPERUSER@@|$(cat "$DIR/secrets/superuser-name")|g" -e "s|@@SUPERUSER_PASSWORD@@|$(secret superuser)|g" \
+      -e "s|@@REPLICATION_USER@@|replicator|g" -e "s|@@REPLICATION_PASSWORD@@|$(secret replication)|g" \
+      -e "s|@@ARCHIVE_TIMEOUT@@|$ARCHIVE_TIMEOUT|g" -e "s|@@PGBACKREST@@|$(pgbackrest_of "$node")|g" \
+      "$HERE/patroni.yml.template" |
+    awk -v settings="$large_data" -v restore="${RESTORE_BLOCK:-}" '
+      $1 == "@@LARGE_DATA_SETTINGS@@" { printf "%s", settings; next }
+      $1 == "@@RESTORE_BOOTSTRAP@@" { if (restore != "") print restore; next }
+      { print }' >"$nd/patroni.yml"
+  chmod 600 "$nd/patroni.yml"
+  [ "$(id -u)" -ne 0 ] || chown postgres:postgres "$nd" "$nd/log" "$nd/patroni.yml"
 }
 
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
@@ -156,6 +195,8 @@ daemon() {
     setsid "$@" >>"$log" 2>&1 </dev/null &
   fi
   echo $! >"$pidfile"
+  # Not this shell's job: its end (a node killed by a later command of the same shell) is not reported here.
+  disown $!
 }
 
 start_node() {
@@ -277,6 +318,7 @@ cmd_up() {
   for node in "${NODES[@]}"; do start_node "$node"; done
   wait_healthy 120
   create_database
+  stanza_create
   say "database '$DATABASE' ready; give the service:"
   strings
 }
@@ -470,7 +512,13 @@ case "${1:-}" in
   strings) strings ;;
   switchover) shift; cmd_switchover "$@" ;;
   rolling-upgrade) cmd_rolling_upgrade ;;
+  backup) shift; cmd_backup "$@" ;;
+  verify) cmd_verify ;;
+  info) shift; cmd_info "$@" ;;
+  schedule) cmd_schedule ;;
+  restore) shift; cmd_restore "$@" ;;
+  restore-drill) shift; cmd_restore_drill "$@" ;;
   wait) wait_healthy "${2:-120}" ;;
-  -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  -h|--help) usage; exit 0 ;;
+  *) usage >&2; exit 2 ;;
 esac

@@ -36,3 +36,8 @@ output "database_data_volume_ids" {
   description = "EBS data volume ids of database nodes a, b and c (snapshot them before a destroy to keep the seeded data set)."
   value       = module.postgres.data_volume_ids
 }
+
+output "backup_bucket" {
+  description = "S3 bucket of the database's pgBackRest repository (pgbackrest info on any database node lists its backups)."
+  value       = module.postgres.backup_bucket
+}

@@ -96,6 +96,43 @@ public sealed partial class CloudInitTests : IDisposable
     }
 
     /// <summary>
+    /// WAL goes to the pgBackRest repository in S3 from whichever node leads, a node short of WAL reads it
+    /// back from there, a new replica is restored from it; the leader backs up on three timers.
+    /// </summary>
+    [FactWhenOnPath("terraform", "/usr/bin/python3")]
+    public void EveryNodeArchivesToTheS3RepositoryAndBacksUpOnTimers()
+    {
+        var postgresql = PatroniConfig("postgres-node-c").GetProperty("postgresql");
+        var parameters = postgresql.GetProperty("parameters");
+        var rendered = File.ReadAllText(Render("postgres-node-c"));
+
+        Assert.Equal("on", parameters.GetProperty("archive_mode").GetString());
+        Assert.Equal("30s", parameters.GetProperty("archive_timeout").GetString());
+        Assert.Equal("pgbackrest --stanza=kobo-sync archive-push %p", parameters.GetProperty("archive_command").GetString());
+        Assert.Equal("pgbackrest --stanza=kobo-sync archive-get %f \"%p\"", postgresql.GetProperty("recovery_conf").GetProperty("restore_command").GetString());
+        Assert.Equal(["pgbackrest", "basebackup"], postgresql.GetProperty("create_replica_methods").EnumerateArray().Select(m => m.GetString()));
+        Assert.Contains("--delta restore", postgresql.GetProperty("pgbackrest").GetProperty("command").GetString(), StringComparison.Ordinal);
+
+        foreach (var setting in new[] { "repo1-type=s3", "repo1-s3-bucket=kobo-sync-pgbackrest-20261129", "repo1-s3-key-type=auto", "repo1-path=/pgbackrest/kobo-sync", "repo1-retention-full=2", "[kobo-sync]" })
+        {
+            Assert.Contains($"      {setting}\n", rendered, StringComparison.Ordinal);
+        }
+
+        Assert.DoesNotContain("repo1-s3-key=", rendered, StringComparison.Ordinal); // the instance role, never a key
+        foreach (var (kind, when) in new[] { ("full", "Sun *-*-* 01:10:00"), ("incr", "*-*-* *:40:00"), ("verify", "*-*-* 03:25:00") })
+        {
+            Assert.Contains($"path: /etc/systemd/system/kobo-sync-backup-{kind}.timer", rendered, StringComparison.Ordinal);
+            Assert.Contains($"OnCalendar={when}\n      Persistent=true", rendered, StringComparison.Ordinal);
+            Assert.Contains($"Unit=kobo-sync-backup@{kind}.service", rendered, StringComparison.Ordinal);
+        }
+
+        Assert.Contains("kobo-sync-backup-full.timer, kobo-sync-backup-incr.timer, kobo-sync-backup-verify.timer", rendered, StringComparison.Ordinal);
+        Assert.Contains("kobo_sync_backup_last_success_timestamp_seconds{type=", rendered, StringComparison.Ordinal);
+        Assert.Contains("textfile_dir=/var/lib/prometheus/node-exporter", rendered, StringComparison.Ordinal);
+        Assert.Contains("path: /usr/local/sbin/kobo-sync-restore-bootstrap", rendered, StringComparison.Ordinal); // the runbook's custom bootstrap
+    }
+
+    /// <summary>
     /// The root module's rendering of large-data.conf, evaluated by Terraform for each profile: every
     /// setting of the file, a share of memory ("25%") turned into whole MB of the profile's database memory.
     /// </summary>
@@ -365,6 +402,11 @@ public sealed partial class CloudInitTests : IDisposable
           superuser_password_secret_arn   = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-superuser-AbCdEf"
           replication_password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-replication-AbCdEf"
           app_password_secret_arn         = "arn:aws:secretsmanager:us-east-1:123456789012:secret:kobo-sync/postgres-app-AbCdEf"
+          backup_bucket                   = "kobo-sync-pgbackrest-20261129"
+          backup_repo_path                = "/pgbackrest/kobo-sync"
+          backup_retention_full           = 2
+          backup_schedule                 = { full = "Sun *-*-* 01:10:00", incr = "*-*-* *:40:00", verify = "*-*-* 03:25:00" }
+          archive_timeout_seconds         = 30
         }
         """;
 

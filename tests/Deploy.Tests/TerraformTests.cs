@@ -115,6 +115,7 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
             variable "placement_subnet_cidrs" { default = {{Json(cidrs)}} }
             variable "placement_availability_zones" { default = {{Json(zones)}} }
             variable "internal_domain" { default = "kobo-sync.internal" }
+            variable "cluster_name" { default = "kobo-sync" }
             {{TerraformEvaluation.Locals(tree.Locals(DatabaseModule))}}
             output "nodes" { value = {{TerraformEvaluation.StandIn(node, "subnet_id", "private_ip")}} }
             output "volumes" { value = {{TerraformEvaluation.StandIn(volume, "availability_zone")}} }
@@ -193,7 +194,7 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
         Assert.Equal(["${var.app_password_secret_arn}", "${var.cursor_key_secret_arn}", "${var.signing_key_secret_arn}"], resources);
 
         // The database nodes read the three database passwords and none of the service's keys.
-        var nodeSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule && d.Name != "assume_ec2");
+        var nodeSecrets = Assert.Single(tree.Blocks("data", "aws_iam_policy_document"), d => TerraformTree.ModuleOf(d.File) == DatabaseModule && d.Name == "read_secrets");
         Assert.Equal(
             ["${var.app_password_secret_arn}", "${var.replication_password_secret_arn}", "${var.superuser_password_secret_arn}"],
             nodeSecrets.Body.GetProperty("statement")[0].GetProperty("resources").EnumerateArray().Select(r => r.GetString()).Order(StringComparer.Ordinal));

@@ -7,10 +7,10 @@ namespace Kobo.Sync.SyncApi.Tests.Cluster;
 /// The local 3-node cluster (etcd + three Patroni-managed PostgreSQL 15 nodes, synchronous
 /// replication) started by <c>deploy/local-cluster/cluster.sh up</c> for one test class, on loopback
 /// ports and a data directory under /tmp of its own, and removed with <c>down --purge</c> at the end.
-/// Needs the Debian packages <c>patroni</c>, <c>etcd-server</c> and <c>etcd-client</c> (<c>.ci/run</c>
-/// installs them); without them the class fails with a message that says so.
+/// Needs the Debian packages <c>patroni</c>, <c>etcd-server</c>, <c>etcd-client</c> and <c>pgbackrest</c>
+/// (<c>.ci/run</c> installs them); without them the class fails with a message that says so.
 /// </summary>
-public sealed class LocalCluster : IAsyncLifetime
+public class LocalCluster : IAsyncLifetime
 {
     private static readonly TimeSpan ScriptLimit = TimeSpan.FromSeconds(90);
 
@@ -34,11 +34,11 @@ public sealed class LocalCluster : IAsyncLifetime
 
     public async Task InitializeAsync()
     {
-        var missing = new[] { "patroni", "patronictl", "etcd", "etcdctl" }.Where(tool => !OnPath(tool)).ToList();
+        var missing = new[] { "patroni", "patronictl", "etcd", "etcdctl", "pgbackrest" }.Where(tool => !OnPath(tool)).ToList();
         if (missing.Count > 0)
         {
             throw new InvalidOperationException(
-                $"The cluster tests need {string.Join(", ", missing)} on PATH: apt-get install patroni etcd-server etcd-client (.ci/run installs them).");
+                $"The cluster tests need {string.Join(", ", missing)} on PATH: apt-get install patroni etcd-server etcd-client pgbackrest (.ci/run installs them).");
         }
 
         _pgPort = LoopbackPorts.FreeRun(3);
@@ -69,6 +69,15 @@ public sealed class LocalCluster : IAsyncLifetime
     /// (moved away by a planned switchover first); returns its lines <c>NODE down SECONDS s</c>.
     /// </summary>
     public Task<string> RollingUpgradeAsync() => RunLimitedAsync(RollingUpgradeLimit, "rolling-upgrade");
+
+    /// <summary>Runs <c>cluster.sh</c> with <paramref name="arguments"/>, allowing it <paramref name="limit"/>; returns its standard output.</summary>
+    public Task<string> RunAsync(TimeSpan limit, params string[] arguments) => RunLimitedAsync(limit, arguments);
+
+    /// <summary>The cluster's state directory (<c>KOBO_CLUSTER_DIR</c>).</summary>
+    public string StateDirectory => _directory;
+
+    /// <summary>Extra <c>cluster.sh</c> settings (environment) of a fixture built on this one.</summary>
+    protected virtual IReadOnlyDictionary<string, string> Settings { get; } = new Dictionary<string, string>();
 
     /// <summary>The Patroni member list (<c>patronictl list</c>).</summary>
     public Task<string> StatusAsync() => RunAsync("status");
@@ -118,6 +127,11 @@ public sealed class LocalCluster : IAsyncLifetime
         start.Environment["KOBO_CLUSTER_PG_PORT"] = _pgPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["KOBO_CLUSTER_REST_PORT"] = _restPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["KOBO_CLUSTER_ETCD_PORT"] = _etcdPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
+        foreach (var (name, value) in Settings)
+        {
+            start.Environment[name] = value;
+        }
+
         using var process = Process.Start(start) ?? throw new InvalidOperationException("bash did not start");
         var stdout = process.StandardOutput.ReadToEndAsync();
         var stderr = process.StandardError.ReadToEndAsync();

@@ -112,7 +112,8 @@ resource "aws_vpc_security_group_egress_rule" "all_outbound" {
 }
 
 # ---------------------------------------------------------------------------
-# IAM: the nodes may read exactly the three database passwords.
+# IAM: the nodes may read exactly the three database passwords (and, in
+# backup.tf, use the pgBackRest repository in the backup bucket).
 # ---------------------------------------------------------------------------
 
 data "aws_iam_policy_document" "assume_ec2" {
@@ -207,6 +208,11 @@ data "cloudinit_config" "node" {
       superuser_password_secret_arn   = var.superuser_password_secret_arn
       replication_password_secret_arn = var.replication_password_secret_arn
       app_password_secret_arn         = var.app_password_secret_arn
+      backup_bucket                   = aws_s3_bucket.backup.bucket
+      backup_repo_path                = "/${local.backup_repo_path}"
+      backup_retention_full           = var.backup_retention_full
+      backup_schedule                 = var.backup_schedule
+      archive_timeout_seconds         = var.archive_timeout_seconds
     })
   }
 }

@@ -42,3 +42,13 @@ output "data_volume_ids" {
   description = "EBS data volume id of each node (a, b, c)."
   value       = aws_ebs_volume.data[*].id
 }
+
+output "backup_bucket" {
+  description = "S3 bucket of the pgBackRest repository (path backup_repo_path inside it)."
+  value       = aws_s3_bucket.backup.bucket
+}
+
+output "backup_repo_path" {
+  description = "pgBackRest's repo1-path inside the backup bucket."
+  value       = "/${local.backup_repo_path}"
+}

@@ -193,3 +193,45 @@ variable "ssh_key_name" {
   type        = string
   default     = null
 }
+
+variable "archive_timeout_seconds" {
+  description = "PostgreSQL's archive_timeout: a WAL segment is closed and archived at least this often while writes go on, so a restore to the latest point loses no write acknowledged longer ago than this plus the upload (at most 60 s asked of the deployment)."
+  type        = number
+  default     = 30
+
+  validation {
+    condition     = var.archive_timeout_seconds >= 10 && var.archive_timeout_seconds <= 45
+    error_message = "archive_timeout_seconds must be 10-45: lower fills the archive with near-empty segments, higher misses the 60 s recovery point objective."
+  }
+}
+
+variable "backup_retention_full" {
+  description = "Full backups pgBackRest keeps (one a week: the restore window is this many weeks); the incremental backups and the WAL go with them."
+  type        = number
+  default     = 2
+
+  validation {
+    condition     = var.backup_retention_full >= 2
+    error_message = "Keep at least two full backups: with one, the only backup is gone while the next one runs."
+  }
+}
+
+variable "backup_noncurrent_days" {
+  description = "Days the bucket keeps an object pgBackRest (or someone) deleted or overwrote, before the lifecycle rule removes it for good."
+  type        = number
+  default     = 14
+}
+
+variable "backup_schedule" {
+  description = "systemd OnCalendar expressions of the backup timers: full, incr (incremental) and verify."
+  type = object({
+    full   = string
+    incr   = string
+    verify = string
+  })
+  default = {
+    full   = "Sun *-*-* 01:10:00"
+    incr   = "*-*-* *:40:00"
+    verify = "*-*-* 03:25:00"
+  }
+}
