@@ -76,7 +76,7 @@ public sealed class AlertsEndToEndTests(MonitoredService monitored, ITestOutputH
             Assert.True(archiveResolved is not null, $"{Archiving} was not resolved within {NotificationWait.TotalSeconds} s of archiving again:\n{Log()}");
             Assert.True(burnResolved is not null, $"{Burn} was not resolved within {NotificationWait.TotalSeconds} s of the thaw:\n{Log()}");
 
-            output.WriteLine($"rule durations divided by {MonitoredService.Scale}: windows 1h -> 120 s, 5m -> 10 s; for: 1m -> 2 s; scrape and evaluation every 1 s; Alertmanager group_wait 1 s");
+            output.WriteLine($"rule durations divided by {MonitoredService.Scale}: windows 1h -> 60 s, 30m -> 30 s, 5m -> 5 s; for: 1m -> 1 s; scrape and evaluation every 1 s; Alertmanager group_wait 1 s");
             output.WriteLine($"{Burn}: paged {(paged!.At - frozen).TotalSeconds:F1} s after the freeze, resolved {(burnResolved!.At - thawed).TotalSeconds:F1} s after the thaw");
             output.WriteLine($"{Archiving}: paged {(archivePaged!.At - archiveFailing).TotalSeconds:F1} s after archive_command failed, resolved {(archiveResolved!.At - archiveRecovered).TotalSeconds:F1} s after it archived again");
             output.WriteLine(Log());

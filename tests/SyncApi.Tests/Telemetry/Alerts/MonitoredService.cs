@@ -14,8 +14,8 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry.Alerts;
 /// </summary>
 public sealed class MonitoredService : IAsyncLifetime
 {
-    /// <summary>Every rule duration is divided by this: 1h windows last 2 minutes, a 1m <c>for:</c> 2 s.</summary>
-    public const int Scale = 30;
+    /// <summary>Every rule duration is divided by this: a 1h window lasts a minute, a 1m <c>for:</c> a second.</summary>
+    public const int Scale = 60;
 
     private readonly ControllablePostgres _postgres = new();
     private readonly List<IAsyncDisposable> _daemons = [];
