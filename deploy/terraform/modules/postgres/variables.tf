@@ -193,3 +193,9 @@ variable "ssh_key_name" {
   type        = string
   default     = null
 }
+
+variable "monitoring_cidrs" {
+  description = "CIDRs of the Prometheus servers that scrape Patroni (8008), the PostgreSQL exporter (9187) and the node exporter (9100) on each node. Empty: no scrape from outside the nodes."
+  type        = list(string)
+  default     = []
+}
