@@ -325,6 +325,8 @@ cmd_up() {
 
 cmd_down() {
   local node
+  # The exporters beside the nodes, if exporters.sh started them.
+  [ ! -d "$DIR/exporters" ] || bash "$HERE/exporters.sh" down
   for node in "${NODES[@]}"; do stop_node "$node"; done
   stop_pidfile "$DIR/etcd.pid" etcd 30
   if [ "${1:-}" = "--purge" ]; then

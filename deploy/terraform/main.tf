@@ -38,6 +38,7 @@ module "postgres" {
   syncapi_security_group_id = module.syncapi.security_group_id
   loadgen_security_group_id = module.loadgen.security_group_id
   admin_cidrs               = var.admin_cidrs
+  monitoring_cidrs          = var.monitoring_cidrs
   ssh_key_name              = var.ssh_key_name
 }
 

@@ -61,6 +61,17 @@ variable "admin_cidrs" {
   }
 }
 
+variable "monitoring_cidrs" {
+  description = "CIDRs of the Prometheus servers allowed to scrape the database nodes: Patroni (8008), the PostgreSQL exporter (9187) and the node exporter (9100). Empty (default) opens them to nobody."
+  type        = list(string)
+  default     = []
+
+  validation {
+    condition     = alltrue([for cidr in var.monitoring_cidrs : can(cidrhost(cidr, 0)) && !endswith(cidr, "/0")])
+    error_message = "Every monitoring_cidrs entry must be a valid CIDR and none may be open to the whole internet."
+  }
+}
+
 variable "ssh_key_name" {
   description = "Name of an existing EC2 key pair installed on every instance for SSH through admin_cidrs. null (default) installs no key."
   type        = string

@@ -247,12 +247,19 @@ public sealed partial class TerraformTests(TerraformTree tree) : IClassFixture<T
             ],
             bySource);
 
-        // The only address-based rule is SSH from the operators' own networks.
-        var byAddress = Assert.Single(databaseRules, r => !r.Has("referenced_security_group_id"));
-        Assert.Equal(22, Port(byAddress, "from_port"));
-        Assert.Equal(22, Port(byAddress, "to_port"));
-        Assert.Equal("${each.value}", byAddress.Text("cidr_ipv4"));
-        Assert.Contains("var.admin_cidrs", byAddress.Text("for_each"), StringComparison.Ordinal);
+        // The only address-based rules: SSH from the operators' own networks, and the scrapes of
+        // Patroni and the exporters from the Prometheus servers' networks.
+        var byAddress = databaseRules.Where(r => !r.Has("referenced_security_group_id")).ToList();
+        Assert.Equal(2, byAddress.Count);
+        var ssh = Assert.Single(byAddress, r => r.Text("for_each")?.Contains("var.admin_cidrs", StringComparison.Ordinal) == true);
+        Assert.Equal(22, Port(ssh, "from_port"));
+        Assert.Equal(22, Port(ssh, "to_port"));
+        Assert.Equal("${each.value}", ssh.Text("cidr_ipv4"));
+        var scrapes = Assert.Single(byAddress, r => r.Text("for_each")?.Contains("var.monitoring_cidrs", StringComparison.Ordinal) == true);
+        Assert.Contains("[8008, 9100, 9187]", scrapes.Text("for_each"), StringComparison.Ordinal);
+        Assert.Equal("${each.value[0]}", scrapes.Text("cidr_ipv4"));
+        Assert.Equal("${each.value[1]}", scrapes.Text("from_port"));
+        Assert.Equal("${each.value[1]}", scrapes.Text("to_port"));
 
         var call = Assert.Single(tree.Blocks("module"), m => m.Text("source") == $"./{DatabaseModule}");
         Assert.Equal("${module.syncapi.security_group_id}", call.Text("syncapi_security_group_id"));

@@ -29,6 +29,12 @@ public class LocalCluster : IAsyncLifetime
     /// <summary>The read string (<c>prefer-standby</c>, load balanced) <c>up</c> printed.</summary>
     public string ReadConnectionString { get; private set; } = string.Empty;
 
+    /// <summary>The cluster's state directory (<c>KOBO_CLUSTER_DIR</c>).</summary>
+    public string StateDirectory => _directory;
+
+    /// <summary>The nodes' Patroni REST ports (each serves <c>GET /metrics</c>).</summary>
+    public IReadOnlyList<int> PatroniRestPorts => [_restPort, _restPort + 1, _restPort + 2];
+
     /// <summary>How long <c>up</c> took, for the test output.</summary>
     public TimeSpan StartTime { get; private set; }
 
@@ -73,9 +79,6 @@ public class LocalCluster : IAsyncLifetime
     /// <summary>Runs <c>cluster.sh</c> with <paramref name="arguments"/>, allowing it <paramref name="limit"/>; returns its standard output.</summary>
     public Task<string> RunAsync(TimeSpan limit, params string[] arguments) => RunLimitedAsync(limit, arguments);
 
-    /// <summary>The cluster's state directory (<c>KOBO_CLUSTER_DIR</c>).</summary>
-    public string StateDirectory => _directory;
-
     /// <summary>Extra <c>cluster.sh</c> settings (environment) of a fixture built on this one.</summary>
     protected virtual IReadOnlyDictionary<string, string> Settings { get; } = new Dictionary<string, string>();
 
@@ -112,12 +115,30 @@ public class LocalCluster : IAsyncLifetime
         }
     }
 
+    /// <summary>
+    /// <c>deploy/local-cluster/exporters.sh</c> on this cluster, its postgres and node exporters from
+    /// the given first ports (one per node); <c>down</c> stops them with the cluster.
+    /// </summary>
+    public Task<string> ExportersAsync(int postgresExporterPort, int nodeExporterPort, params string[] arguments) =>
+        RunScriptAsync(
+            Path.Combine(Path.GetDirectoryName(_script)!, "exporters.sh"),
+            ScriptLimit,
+            new Dictionary<string, string>
+            {
+                ["KOBO_CLUSTER_PG_EXPORTER_PORT"] = postgresExporterPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                ["KOBO_CLUSTER_NODE_EXPORTER_PORT"] = nodeExporterPort.ToString(System.Globalization.CultureInfo.InvariantCulture),
+            },
+            arguments);
+
     private Task<string> RunAsync(params string[] arguments) => RunLimitedAsync(ScriptLimit, arguments);
 
-    private async Task<string> RunLimitedAsync(TimeSpan scriptLimit, params string[] arguments)
+    private Task<string> RunLimitedAsync(TimeSpan scriptLimit, params string[] arguments) =>
+        RunScriptAsync(_script, scriptLimit, new Dictionary<string, string>(), arguments);
+
+    private async Task<string> RunScriptAsync(string script, TimeSpan scriptLimit, IReadOnlyDictionary<string, string> environment, params string[] arguments)
     {
         var start = new ProcessStartInfo("bash") { RedirectStandardOutput = true, RedirectStandardError = true, WorkingDirectory = "/" };
-        start.ArgumentList.Add(_script);
+        start.ArgumentList.Add(script);
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
@@ -127,7 +148,7 @@ public class LocalCluster : IAsyncLifetime
         start.Environment["KOBO_CLUSTER_PG_PORT"] = _pgPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["KOBO_CLUSTER_REST_PORT"] = _restPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["KOBO_CLUSTER_ETCD_PORT"] = _etcdPort.ToString(System.Globalization.CultureInfo.InvariantCulture);
-        foreach (var (name, value) in Settings)
+        foreach (var (name, value) in Settings.Concat(environment))
         {
             start.Environment[name] = value;
         }
@@ -143,12 +164,12 @@ public class LocalCluster : IAsyncLifetime
         catch (OperationCanceledException)
         {
             process.Kill(entireProcessTree: true);
-            throw new TimeoutException($"cluster.sh {string.Join(' ', arguments)} did not end in {scriptLimit.TotalSeconds} s: {await stderr}");
+            throw new TimeoutException($"{Path.GetFileName(script)} {string.Join(' ', arguments)} did not end in {scriptLimit.TotalSeconds} s: {await stderr}");
         }
 
         if (process.ExitCode != 0)
         {
-            throw new InvalidOperationException($"cluster.sh {string.Join(' ', arguments)} exited with {process.ExitCode}: {await stderr}{await stdout}");
+            throw new InvalidOperationException($"{Path.GetFileName(script)} {string.Join(' ', arguments)} exited with {process.ExitCode}: {await stderr}{await stdout}");
         }
 
         return await stdout;

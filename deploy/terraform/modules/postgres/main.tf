@@ -93,6 +93,19 @@ resource "aws_vpc_security_group_ingress_rule" "etcd_from_peers" {
   referenced_security_group_id = aws_security_group.database.id
 }
 
+# Monitoring: Prometheus (at monitoring_cidrs) scrapes each node's Patroni REST API (8008, /metrics),
+# PostgreSQL exporter (9187) and node exporter (9100); docs/operations.md, "Alerts and runbooks".
+resource "aws_vpc_security_group_ingress_rule" "metrics_from_monitoring" {
+  for_each = { for pair in setproduct(var.monitoring_cidrs, [8008, 9100, 9187]) : "${pair[0]}:${pair[1]}" => pair }
+
+  security_group_id = aws_security_group.database.id
+  description       = "Prometheus scrapes of Patroni and the exporters"
+  ip_protocol       = "tcp"
+  from_port         = each.value[1]
+  to_port           = each.value[1]
+  cidr_ipv4         = each.value[0]
+}
+
 resource "aws_vpc_security_group_ingress_rule" "ssh_from_admin" {
   for_each = toset(var.admin_cidrs)
 

@@ -235,3 +235,9 @@ variable "backup_schedule" {
     verify = "*-*-* 03:25:00"
   }
 }
+
+variable "monitoring_cidrs" {
+  description = "CIDRs of the Prometheus servers that scrape Patroni (8008), the PostgreSQL exporter (9187) and the node exporter (9100) on each node. Empty: no scrape from outside the nodes."
+  type        = list(string)
+  default     = []
+}

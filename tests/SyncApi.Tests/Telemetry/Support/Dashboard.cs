@@ -25,6 +25,12 @@ public static partial class Dashboard
         }
     }
 
+    /// <summary>
+    /// Whether <paramref name="expression"/> reads what runs beside the database nodes (the PostgreSQL
+    /// and node exporters, Patroni): those panels are checked against a cluster (<c>Cluster/DatabaseDashboardTests</c>).
+    /// </summary>
+    public static bool ReadsTheDatabaseExporters(string expression) => ExporterMetric().IsMatch(expression);
+
     /// <summary>What Grafana sends: its interval macros become a duration, a multi-value variable "All" becomes ".*".</summary>
     public static string AsSent(string expression, JsonDocument dashboard)
     {
@@ -38,6 +44,9 @@ public static partial class Dashboard
         Assert.DoesNotContain("$", sent, StringComparison.Ordinal);
         return sent;
     }
+
+    [GeneratedRegex(@"\b(pg|node|patroni)_[a-z_]+")]
+    private static partial Regex ExporterMetric();
 
     [GeneratedRegex(@"\$__(rate_interval|interval|range)")]
     private static partial Regex Macro();

@@ -50,11 +50,8 @@ public sealed class PrometheusServer : IAsyncDisposable
         }
     }
 
-    public static async Task<PrometheusServer> StartAsync(Uri target)
-    {
-        var directory = Directory.CreateTempSubdirectory("kobo-prometheus-").FullName;
-        var config = Path.Combine(directory, "prometheus.yml");
-        await File.WriteAllTextAsync(config, $"""
+    public static Task<PrometheusServer> StartAsync(Uri target) =>
+        StartAsync($"""
             global:
               scrape_interval: 1s
               scrape_timeout: 1s
@@ -65,6 +62,20 @@ public sealed class PrometheusServer : IAsyncDisposable
                 static_configs:
                   - targets: ["{target.Host}:{target.Port}"]
             """);
+
+    /// <summary>
+    /// A Prometheus on the configuration <paramref name="configuration"/>, with <paramref name="files"/>
+    /// (name, text: rule files the configuration names) written beside it.
+    /// </summary>
+    public static async Task<PrometheusServer> StartAsync(string configuration, IReadOnlyDictionary<string, string>? files = null)
+    {
+        var directory = Directory.CreateTempSubdirectory("kobo-prometheus-").FullName;
+        var config = Path.Combine(directory, "prometheus.yml");
+        await File.WriteAllTextAsync(config, configuration);
+        foreach (var (name, text) in files ?? new Dictionary<string, string>())
+        {
+            await File.WriteAllTextAsync(Path.Combine(directory, name), text);
+        }
 
         var port = LoopbackPorts.Free();
         var start = new ProcessStartInfo(PrometheusTools.Prometheus)
