@@ -22,6 +22,7 @@ builder.AddDeviceAuth();
 builder.AddAdmissionControl();
 builder.AddDeviceApis();
 builder.AddKobo();
+builder.AddKoreader();
 builder.AddLivePull();
 builder.AddSyncGrpc();
 
@@ -40,6 +41,7 @@ app.MapServiceDefaults();
 app.MapTelemetry();
 app.MapDeviceApis();
 app.MapKobo();
+app.MapKoreader();
 app.MapSyncGrpc();
 
 app.Run();

@@ -33,6 +33,13 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
     }
 
     [Fact]
+    public async Task TheKoreaderProgressSyncFrontAnswersEveryGeneratedRequestWithoutAServerError()
+    {
+        var world = await KoreaderWorld.CreateAsync(service.Host, service.DataSource);
+        await RunAsync("rest-koreader", KoreaderCalls.Any(world), 1_500);
+    }
+
+    [Fact]
     public Task ReadingAndPuttingReadingStatesWithGeneratedBodiesNeverFailsTheServerAndStoresOnlyWhatItAccepted() =>
         RunAsync("rest-reading-state", RestCalls.ReadingStates(FuzzTokens.For(FuzzedService.User)), 1_500);
 

@@ -98,6 +98,14 @@ internal static class RestVerdicts
             return null;
         }
 
+        // The KOReader front refuses as the reference server does (KoreaderErrors); anything the shared
+        // middleware refuses before it (routing, limits, admission) is a problem as everywhere.
+        if (status >= 400 && call.Target.StartsWith(KoreaderCalls.Prefix + "/", StringComparison.Ordinal)
+            && KoreaderCalls.IsReferenceError(response.Content.Headers.ContentType, bytes))
+        {
+            return null;
+        }
+
         if (status >= 400)
         {
             return Problem(what, status, response.Content.Headers.ContentType, bytes, call.Method == HttpMethod.Head);
@@ -183,6 +191,9 @@ internal static class RestVerdicts
             case "KoboLibrarySync":
                 // A linked e-reader's sync counts as its linking device's.
                 ledger.Touched(call.Auth.Devices);
+                break;
+            case "KoreaderPutProgress":
+                KoreaderCalls.Record(call, ledger);
                 break;
             case "KoboPatchAnnotations":
                 KoboAnnotationCalls.Record(call, body, ledger);

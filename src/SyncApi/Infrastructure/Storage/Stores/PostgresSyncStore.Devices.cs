@@ -95,6 +95,8 @@ public sealed partial class PostgresSyncStore
             DeviceQueries.RevokeDevice, user, deviceId, DeviceCommands.InForceSince(bounds), new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked }));
         // The device's Kobo links are revoked with it, for good: the device's revocation lapses, theirs does not.
         batch.BatchCommands.Add(DeviceCommands.OfDevice(KoboLinkQueries.RevokeWithDevice, user, deviceId));
+        // So are its KOReader logins.
+        batch.BatchCommands.Add(DeviceCommands.OfDevice(KoreaderQueries.RevokeWithDevice, user, deviceId));
         await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
