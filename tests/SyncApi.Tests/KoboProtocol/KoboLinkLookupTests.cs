@@ -353,5 +353,5 @@ public sealed class KoboLinkLookupTests(SyncServiceDatabase db) : IClassFixture<
     [InlineData("::ffff:192.0.2.7", "192.0.2.7")]
     [InlineData("2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64")]
     public void RefusedSecretsAreCountedPerIPv4AddressAndPerIPv6Slash64(string address, string key) =>
-        Assert.Equal(key, KoboLinkLookups.AddressKey(IPAddress.Parse(address)));
+        Assert.Equal(key, SecretLookupLimits.AddressKey(IPAddress.Parse(address)));
 }

@@ -1,7 +1,5 @@
 using System.Net;
-using System.Net.Sockets;
 using System.Security.Claims;
-using System.Threading.RateLimiting;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
@@ -54,10 +52,7 @@ internal sealed class KoboLinkLookups : IDisposable
     private readonly IKoboLinkStore _links;
     private readonly KoboLinkCache _cache;
     private readonly TimeProvider _clock;
-    private readonly ConcurrencyLimiter _slots;
-    private readonly PartitionedRateLimiter<string> _refusals;
-    private readonly TimeSpan _timeout;
-    private readonly TimeSpan _refill;
+    private readonly SecretLookupLimits _limits;
     private long _storeReads;
     private byte[]? _secretKey;
     private Task<byte[]?>? _secretKeyRead;
@@ -67,27 +62,7 @@ internal sealed class KoboLinkLookups : IDisposable
         _links = links;
         _cache = cache;
         _clock = clock;
-        var o = options.Value;
-        _timeout = TimeSpan.FromMilliseconds(o.LinkLookupTimeoutMs);
-        _slots = new ConcurrencyLimiter(new ConcurrencyLimiterOptions
-        {
-            PermitLimit = o.LinkLookupConcurrency,
-            QueueLimit = o.LinkLookupQueue,
-            QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
-        });
-        _refill = TimeSpan.FromMinutes(1) / o.RefusedSecretsPerAddressPerMinute;
-        var bucket = new TokenBucketRateLimiterOptions
-        {
-            TokenLimit = o.RefusedSecretsPerAddressBurst,
-            TokensPerPeriod = 1,
-            ReplenishmentPeriod = _refill,
-            QueueLimit = 0,
-            // No timer per address: the partitioned limiter's own heartbeat refills every bucket, so a
-            // flood from many addresses costs a bucket each, not a timer each.
-            AutoReplenishment = false,
-        };
-        // An idle, full bucket is dropped by the partitioned limiter: the partitions are the addresses seen lately.
-        _refusals = PartitionedRateLimiter.Create<string, string>(address => RateLimitPartition.GetTokenBucketLimiter(address, _ => bucket));
+        _limits = new SecretLookupLimits(options.Value);
     }
 
     /// <summary>How many look-ups of links have reached the store since the start (the key's one read is not counted).</summary>
@@ -120,11 +95,11 @@ internal sealed class KoboLinkLookups : IDisposable
         }
 
         using var budget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        budget.CancelAfter(_timeout);
+        budget.CancelAfter(_limits.Timeout);
         KoboLink? link;
         try
         {
-            using var slot = await _slots.AcquireAsync(1, budget.Token).ConfigureAwait(false);
+            using var slot = await _limits.SlotAsync(budget.Token).ConfigureAwait(false);
             if (!slot.IsAcquired)
             {
                 return Busy();
@@ -165,11 +140,7 @@ internal sealed class KoboLinkLookups : IDisposable
         return new KoboLinkLookup(KoboLinkVerdict.Live, principal);
     }
 
-    public void Dispose()
-    {
-        _slots.Dispose();
-        _refusals.Dispose();
-    }
+    public void Dispose() => _limits.Dispose();
 
     /// <summary>
     /// The store's link key. One read at a time for every caller (the first look-ups after a start wait on
@@ -186,7 +157,7 @@ internal sealed class KoboLinkLookups : IDisposable
 
         try
         {
-            return await read.WaitAsync(_timeout, cancellationToken).ConfigureAwait(false);
+            return await read.WaitAsync(_limits.Timeout, cancellationToken).ConfigureAwait(false);
         }
         catch (TimeoutException)
         {
@@ -196,7 +167,7 @@ internal sealed class KoboLinkLookups : IDisposable
 
     private async Task<byte[]?> ReadSecretKeyAsync()
     {
-        using var budget = new CancellationTokenSource(_timeout);
+        using var budget = new CancellationTokenSource(_limits.Timeout);
         try
         {
             return _secretKey = await _links.SecretKeyAsync(budget.Token).ConfigureAwait(false);
@@ -211,38 +182,8 @@ internal sealed class KoboLinkLookups : IDisposable
         }
     }
 
-    private KoboLinkLookup Refuse(IPAddress? client)
-    {
-        using var allowance = _refusals.AttemptAcquire(AddressKey(client), 1);
-        return allowance.IsAcquired ? new KoboLinkLookup(KoboLinkVerdict.Refused) : TooMany(allowance);
-    }
+    private KoboLinkLookup Refuse(IPAddress? client) =>
+        _limits.CountRefusal(client) is { } retryAfter ? new(KoboLinkVerdict.TooManyRefused, RetryAfter: retryAfter) : new(KoboLinkVerdict.Refused);
 
-    private KoboLinkLookup TooMany(RateLimitLease lease) =>
-        new(KoboLinkVerdict.TooManyRefused, RetryAfter: lease.TryGetMetadata(MetadataName.RetryAfter, out var after) && after > TimeSpan.Zero ? after : _refill);
-
-    private KoboLinkLookup Busy() => new(KoboLinkVerdict.Busy, RetryAfter: _timeout);
-
-    /// <summary>The partition of a client: its IPv4 address, or its IPv6 /64 (one subscriber's usual share); "" when unknown (in process).</summary>
-    internal static string AddressKey(IPAddress? client)
-    {
-        if (client is null)
-        {
-            return string.Empty;
-        }
-
-        if (client.IsIPv4MappedToIPv6)
-        {
-            client = client.MapToIPv4();
-        }
-
-        if (client.AddressFamily != AddressFamily.InterNetworkV6)
-        {
-            return client.ToString();
-        }
-
-        Span<byte> bytes = stackalloc byte[16];
-        client.TryWriteBytes(bytes, out _);
-        bytes[8..].Clear();
-        return new IPAddress(bytes).ToString() + "/64";
-    }
+    private KoboLinkLookup Busy() => new(KoboLinkVerdict.Busy, RetryAfter: _limits.Timeout);
 }

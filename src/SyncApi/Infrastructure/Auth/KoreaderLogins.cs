@@ -2,7 +2,6 @@ using System.Net;
 using System.Security.Claims;
 using System.Security.Cryptography;
 using System.Text;
-using System.Threading.RateLimiting;
 using Kobo.Sync.Domain.KoreaderProtocol;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
@@ -51,10 +50,7 @@ internal sealed class KoreaderLogins : IRevokedKoreaderLogins, IDisposable
 
     private readonly IKoreaderStore _store;
     private readonly TimeProvider _clock;
-    private readonly ConcurrencyLimiter _slots;
-    private readonly PartitionedRateLimiter<string> _refusals;
-    private readonly TimeSpan _timeout;
-    private readonly TimeSpan _refill;
+    private readonly SecretLookupLimits _limits;
     private readonly ExpiringCache<ClaimsPrincipal> _live = new(KoboLinkCache.Capacity);
     private readonly ExpiringCache<bool> _refused = new(KoboLinkCache.RefusalCapacity);
     private readonly ExpiringCache<bool> _revokedNames = new(KoboLinkCache.Capacity);
@@ -64,24 +60,7 @@ internal sealed class KoreaderLogins : IRevokedKoreaderLogins, IDisposable
     {
         _store = store;
         _clock = clock;
-        var o = options.Value;
-        _timeout = TimeSpan.FromMilliseconds(o.LinkLookupTimeoutMs);
-        _slots = new ConcurrencyLimiter(new ConcurrencyLimiterOptions
-        {
-            PermitLimit = o.LinkLookupConcurrency,
-            QueueLimit = o.LinkLookupQueue,
-            QueueProcessingOrder = QueueProcessingOrder.OldestFirst,
-        });
-        _refill = TimeSpan.FromMinutes(1) / o.RefusedSecretsPerAddressPerMinute;
-        var bucket = new TokenBucketRateLimiterOptions
-        {
-            TokenLimit = o.RefusedSecretsPerAddressBurst,
-            TokensPerPeriod = 1,
-            ReplenishmentPeriod = _refill,
-            QueueLimit = 0,
-            AutoReplenishment = false,
-        };
-        _refusals = PartitionedRateLimiter.Create<string, string>(address => RateLimitPartition.GetTokenBucketLimiter(address, _ => bucket));
+        _limits = new SecretLookupLimits(options.Value);
     }
 
     /// <summary>How many keys were checked against a stored hash since the start.</summary>
@@ -102,18 +81,18 @@ internal sealed class KoreaderLogins : IRevokedKoreaderLogins, IDisposable
         }
 
         // An address with no allowance of refusals left costs no slow hash: its key is not checked until the allowance comes back.
-        if (_refusals.GetStatistics(KoboLinkLookups.AddressKey(client))?.CurrentAvailablePermits <= 0)
+        if (_limits.RefusalsSpent(client))
         {
             return Refuse(client);
         }
 
         using var budget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        budget.CancelAfter(_timeout);
+        budget.CancelAfter(_limits.Timeout);
         KoreaderCredential? login;
         bool matches;
         try
         {
-            using var slot = await _slots.AcquireAsync(1, budget.Token).ConfigureAwait(false);
+            using var slot = await _limits.SlotAsync(budget.Token).ConfigureAwait(false);
             if (!slot.IsAcquired)
             {
                 return Busy();
@@ -158,21 +137,12 @@ internal sealed class KoreaderLogins : IRevokedKoreaderLogins, IDisposable
     /// <summary>A login was revoked here: it is refused from now on, whatever key is presented.</summary>
     public void Revoke(string username) => _revokedNames.Set(username, true, _clock.GetUtcNow() + RefusalLifetime);
 
-    public void Dispose()
-    {
-        _slots.Dispose();
-        _refusals.Dispose();
-    }
+    public void Dispose() => _limits.Dispose();
 
-    private KoreaderLoginLookup Refuse(IPAddress? client)
-    {
-        using var allowance = _refusals.AttemptAcquire(KoboLinkLookups.AddressKey(client), 1);
-        return allowance.IsAcquired
-            ? new KoreaderLoginLookup(KoreaderLoginVerdict.Refused)
-            : new KoreaderLoginLookup(
-                KoreaderLoginVerdict.TooManyRefused,
-                RetryAfter: allowance.TryGetMetadata(MetadataName.RetryAfter, out var after) && after > TimeSpan.Zero ? after : _refill);
-    }
+    private KoreaderLoginLookup Refuse(IPAddress? client) =>
+        _limits.CountRefusal(client) is { } retryAfter
+            ? new(KoreaderLoginVerdict.TooManyRefused, RetryAfter: retryAfter)
+            : new(KoreaderLoginVerdict.Refused);
 
-    private KoreaderLoginLookup Busy() => new(KoreaderLoginVerdict.Busy, RetryAfter: _timeout);
+    private KoreaderLoginLookup Busy() => new(KoreaderLoginVerdict.Busy, RetryAfter: _limits.Timeout);
 }
