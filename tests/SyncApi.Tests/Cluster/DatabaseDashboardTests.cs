@@ -10,7 +10,7 @@ namespace Kobo.Sync.SyncApi.Tests.Cluster;
 /// backup age, disk) against a real Prometheus scraping the local cluster's Patroni and the exporters
 /// that <c>deploy/local-cluster/exporters.sh</c> starts beside each node.
 /// </summary>
-[Collection(ClusterAloneCollection.Name)]
+[Collection(ClusterCollection.Name)]
 public sealed class DatabaseDashboardTests(MonitoredCluster monitored, ITestOutputHelper output) : IClassFixture<MonitoredCluster>
 {
     private static readonly TimeSpan ScrapeWait = TimeSpan.FromSeconds(30);

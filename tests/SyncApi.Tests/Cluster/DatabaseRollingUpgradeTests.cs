@@ -21,6 +21,7 @@ namespace Kobo.Sync.SyncApi.Tests.Cluster;
 /// afterwards, and every waiting device must have been sent every acknowledged push of its user.
 /// The measured figures go to the test output.
 /// </summary>
+[Collection(ClusterCollection.Name)]
 public sealed partial class DatabaseRollingUpgradeTests(LocalCluster cluster, ITestOutputHelper output) : IClassFixture<LocalCluster>
 {
     private const long FirstUser = 7_300_001;

@@ -21,6 +21,7 @@ namespace Kobo.Sync.SyncApi.Tests.Cluster;
 /// primary, and the re-check after it listens again brings what was notified while it could not.
 /// The measured windows go to the test output.
 /// </summary>
+[Collection(ClusterCollection.Name)]
 public sealed class LeaderFailoverTests(LocalCluster cluster, ITestOutputHelper output) : IClassFixture<LocalCluster>
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;

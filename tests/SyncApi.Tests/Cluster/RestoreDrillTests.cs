@@ -34,10 +34,10 @@ public sealed class BackedUpCluster : LocalCluster
 /// keeps the two newest full backups and what depends on them.
 /// </summary>
 /// <remarks>
-/// It runs alone (<see cref="MeasuredAloneCollection"/>): a backup, two restores and three nodes copying
-/// each other load the cores enough to push the failover tests' requests past their budget.
+/// It runs in <see cref="ClusterCollection"/>: a backup, two restores and three nodes copying each other
+/// load the cores enough to push the failover tests' requests past their budget if they ran beside it.
 /// </remarks>
-[Collection(MeasuredAloneCollection.Name)]
+[Collection(ClusterCollection.Name)]
 public sealed partial class RestoreDrillTests(BackedUpCluster cluster, ITestOutputHelper output) : IClassFixture<BackedUpCluster>
 {
     private const long User = 7_400_001;
