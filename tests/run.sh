@@ -23,14 +23,9 @@ npm ci --prefix tests/interop/node --no-audit --no-fund --loglevel=error
 results="$(mktemp -d)"
 trap 'rm -rf "$results"' EXIT
 
-# Built first, then tested without building: a test project that references another (the simulator's
-# tests use SyncApi.Tests' support) would otherwise wait for that project's whole test run to build it.
-echo "==> dotnet build Kobo.Sync.sln"
-dotnet build Kobo.Sync.sln --configuration Release -v q -nologo
-
 echo "==> dotnet test Kobo.Sync.sln"
 set +e
-dotnet test Kobo.Sync.sln --configuration Release --no-build \
+dotnet test Kobo.Sync.sln --configuration Release \
   --logger "trx;LogFilePrefix=kobo-sync" --results-directory "$results" "$@"
 status=$?
 set -e
