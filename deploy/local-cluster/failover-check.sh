@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures a failover of the local cluster (cluster.sh up first) the way a device sees it.
 #
-#   failover-check.sh [--node] [--seconds N] [--service URL --token TOKEN --user N]
+#   failover-check.sh [--node] [--seconds 30] [--service URL --token TOKEN --user N]
 #
 # A writer inserts one row every 100 ms through the multi-host read-write string (as the service
 # does, libpq's own failover); after 5 s the leader is killed (`cluster.sh kill-leader`, with
@@ -24,7 +24,7 @@ while [ $# -gt 0 ]; do
     --token) TOKEN="$2"; shift ;;
     --user) USER_NO="$2"; shift ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "unknown argument $1" >&2; usage >&2; exit 2 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
   shift
 done
@@ -70,6 +70,7 @@ killed_at=$(now_ms)
 leader="$("$HERE/cluster.sh" kill-leader $NODE_KILL 2>/dev/null | tail -n1)"
 echo "killed $leader ${NODE_KILL:-(postmaster)} at +5 s"
 sleep $((SECONDS_TOTAL - 5))
+# shellcheck disable=SC2046 # a word per background job's pid
 kill $(jobs -p) 2>/dev/null || true
 wait 2>/dev/null || true
 

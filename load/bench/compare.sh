@@ -4,8 +4,9 @@
 #
 #   load/bench/compare.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       [--url http://127.0.0.1:5080] [--rounds 3] [--seconds 15] [--warmup 20] [--connections 32]
-#       [--reads "user highlights book"] [--also http://127.0.0.1:5090 --also-label "coalescing off"] [--bare | --bare-multiplexing]
+#       [--reads "user highlights"] [--also http://127.0.0.1:5090 --also-label "coalescing off"] [--bare | --bare-multiplexing]
 #
+# --reads takes any of user, highlights and book (the reads pgbench has the SQL of).
 # --also measures a second service instance (another build or configuration on the same database)
 # in the same rounds, A B C A B C, so a change is judged against its alternative under the same noise.
 # --bare makes the second instance load/bench/bare, started here on 127.0.0.1:5070 and stopped at the

@@ -8,6 +8,8 @@
 #       [--url http://127.0.0.1:5080] [--seconds 10] [--rounds 3] [--read user|highlights|book|push|kobo|sync|fresh|live]
 #       [--pgbench yes|no]
 #
+# --read is user by default; --pgbench by default yes for user, highlights and book, no for the others.
+#
 # With the service's telemetry on (the default), managed bytes allocated per request are read from
 # its /metrics (dotnet_gc_heap_total_allocated_bytes_total): unlike CPU time, they hardly move
 # between rounds, so they show a change in the request path's work even on a noisy box.
@@ -44,7 +46,7 @@ while [ $# -gt 0 ]; do
     --read) read="$2"; shift 2 ;;
     --pgbench) pgbench="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 case "$read" in

@@ -7,7 +7,7 @@
 #   load/bench/grpc.sh --pg "host=127.0.0.1 port=5433 dbname=kobo_sync user=kobo password=..." \
 #       --target "new=http://127.0.0.1:5081,http://127.0.0.1:5080" \
 #       [--target "old=http://127.0.0.1:5091,http://127.0.0.1:5090"] \
-#       [--rounds 3] [--seconds 10] [--connections 4] [--streams 8] [--user N]
+#       [--rounds 3] [--seconds 10] [--connections 4] [--streams 8] [--user 12]
 #
 # Every request reads the same user (h2load sends one body), with a token minted from
 # $AUTH_SIGNING_KEY. Targets loopback only; every run is bounded by --seconds and stops by itself.

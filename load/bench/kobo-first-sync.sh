@@ -25,7 +25,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for tool in psql curl /usr/bin/python3; do command -v "$tool" >/dev/null || { echo "missing $tool" >&2; exit 2; }; done

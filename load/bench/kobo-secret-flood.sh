@@ -14,12 +14,13 @@
 # before/after comparison on the same box. Loopback only; every step is bounded; the service and its
 # PostgreSQL are stopped at the end.
 set -euo pipefail
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 cd "$(dirname "$0")/../.."
 # shellcheck source=load/bench/lib.sh
 . load/bench/lib.sh
 
 dll="" seconds=20 connections=64 links=20 addresses=20000 port=5590
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --dll) dll="$2"; shift 2 ;;
@@ -29,7 +30,7 @@ while [ $# -gt 0 ]; do
     --addresses) addresses="$2"; shift 2 ;;
     --port) port="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 for tool in psql curl wrk; do command -v "$tool" >/dev/null || { echo "missing $tool (apt-get install postgresql-client curl wrk)" >&2; exit 2; }; done

@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     --warmup) warmup="$2"; shift 2 ;;
     --seconds) seconds="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 [ -n "$pg" ] || [ "$read" = external ] || { echo "--pg \"host=... port=... dbname=... user=... password=...\" is required" >&2; exit 2; }

@@ -4,7 +4,7 @@
 #   load/bench/scale.sh --data-dir /srv/kobo-scale [--users 10000000] [--sizes 3000,200000,1000000,10000000]
 #                       [--rates 250,500,1000,2000,4000,8000] [--step-seconds 30] [--warmup-seconds 30] [--cold-rate 500] [--cold-seconds 60]
 #                       [--only growth,reads,settings,cold] [--fronts rest,grpc,postgres] [--pg-set KEY=VALUE ...]
-#                       [--user-offset N] [--no-build]
+#                       [--user-offset 0] [--out DIR] [--no-build]
 #   load/bench/scale.sh --data-dir /tmp/kobo-scale-small --small
 #
 # 1. Disk: states what the data sets need (the seed's planned rows per table times the bytes
@@ -44,7 +44,7 @@
 # start; a couple of minutes at most, run by the simulator's tests.
 # --pg-set KEY=VALUE (repeatable) overrides one of the large-data settings for this run, to measure a
 # setting against its alternative on the same data (docs/postgres.md).
-# Results: load/results/scale-<time>/summary.md (the benchmark's table shape), report.html (the summary with
+# Results: OUT (--out, default load/results/scale-<time>): summary.md (the benchmark's table shape), report.html (the summary with
 # the latency-over-time plots of the full size's steps and the cold start, and the cost-by-size plots) and
 # each simulator run's own report.html.
 set -euo pipefail

@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
     --highlights) highlights="$2"; shift 2 ;;
     --page-size) page_size="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "unknown argument: $1" >&2; usage >&2; exit 2 ;;
+    *) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
 if [ -z "$pg" ] || [ -z "$url" ] || [ -z "$user" ] || [ -z "${AUTH_SIGNING_KEY:-}" ]; then

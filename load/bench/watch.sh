@@ -64,9 +64,9 @@ while [ $# -gt 0 ]; do
     --history) history="${2:-}"; shift 2 ;;
     --no-history) history=""; shift ;;
     -h|--help) usage; exit 0 ;;
-    -*) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+    -*) echo "unknown option $1" >&2; usage >&2; exit 2 ;;
     *)
-      if [ -z "$base_ref" ]; then base_ref="$1"; elif [ -z "$head_ref" ]; then head_ref="$1"; else usage >&2; exit 2; fi
+      if [ -z "$base_ref" ]; then base_ref="$1"; elif [ -z "$head_ref" ]; then head_ref="$1"; else echo "one BASE and at most one HEAD: $1" >&2; usage >&2; exit 2; fi
       shift ;;
   esac
 done
