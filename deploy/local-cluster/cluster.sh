@@ -29,9 +29,15 @@
 #                                 every node's data deleted; node1 restored from the repository to time T
 #                                 (PostgreSQL's format, e.g. '2026-11-29 10:41:07.250+00') or to the end of the
 #                                 archived WAL, the others join it as replicas; prints "restored SECONDS s"
-#   cluster.sh restore-drill [--service URL --token TOKEN --user N] [--after-backup S] [--after-target S] [--skip-latest]
+#   cluster.sh restore-drill [--service URL --token TOKEN --user N] [--after-backup 20] [--after-target 45] [--skip-latest]
 #                                 backup under writes, ledger of acknowledged writes, restore to the latest point
-#                                 (RPO) and to a time T (nothing after T, everything before), RTO of each
+#                                 (RPO) and to a time T (nothing after T, everything before), RTO of each; the
+#                                 writes go on --after-backup seconds after the backup and --after-target after T
+#   cluster.sh wait [SECONDS]     wait until one leader and two streaming replicas, at most SECONDS (default 120)
+#   cluster.sh help | --help      this usage
+#
+# A command or an argument not listed here is refused (this usage on standard error, exit 2) before
+# anything runs.
 #
 # Runs as root (PostgreSQL, Patroni and etcd then run as the `postgres` user) or as a normal user.
 # Settings (environment): KOBO_CLUSTER_DIR (default /tmp/kobo-sync-cluster), KOBO_CLUSTER_PG_PORT
@@ -68,6 +74,8 @@ source "$HERE/drill.sh"
 usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
 say() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
+# A command line this script does not take: what is wrong, then the usage, on standard error.
+usage_error() { { echo "cluster.sh: $*"; usage; } >&2; exit 2; }
 
 node_index() {
   case "$1" in
@@ -505,6 +513,44 @@ cmd_rolling_upgrade() {
     die "a node was down $worst s, more than $MAX_DOWN_S s"
 }
 
+# The command line, checked before anything runs: --help anywhere prints the usage; an argument a
+# command does not take stops here.
+check_arguments() {
+  local command="${1:-}" arg
+  [ $# -eq 0 ] || shift
+  for arg in "$@"; do case "$arg" in -h|--help) usage; exit 0 ;; esac; done
+  case "$command" in
+    up|status|strings|rolling-upgrade|verify|schedule)
+      [ $# -eq 0 ] || usage_error "$command takes no argument: $1" ;;
+    down) [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = --purge ]; } || usage_error "down takes only --purge: $*" ;;
+    kill-leader) [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = --node ]; } || usage_error "kill-leader takes only --node: $*" ;;
+    restart) { [ $# -eq 1 ] && [[ "$1" =~ ^node[123]$ ]]; } || usage_error "restart takes one of node1, node2, node3: ${*:-nothing given}" ;;
+    switchover)
+      [ $# -eq 0 ] || { [ $# -eq 2 ] && [ "$1" = --to ] && [[ "$2" =~ ^node[123]$ ]]; } ||
+        usage_error "switchover takes only --to node1|node2|node3: $*" ;;
+    backup) [ $# -eq 0 ] || { [ $# -eq 1 ] && [[ "$1" =~ ^(full|incr|diff)$ ]]; } || usage_error "backup takes full, incr or diff: $*" ;;
+    info) [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = --output=json ]; } || usage_error "info takes only --output=json: $*" ;;
+    restore)
+      { [ $# -eq 1 ] && [ "$1" = --latest ]; } || { [ $# -eq 2 ] && [ "$1" = --time ] && [ -n "$2" ]; } ||
+        usage_error "restore takes --time T or --latest: ${*:-nothing given}" ;;
+    restore-drill)
+      while [ $# -gt 0 ]; do
+        case "$1" in
+          --service|--token|--user|--after-backup|--after-target)
+            { [ $# -ge 2 ] && [ -n "$2" ]; } || usage_error "restore-drill $1 needs a value"; shift 2 ;;
+          --skip-latest) shift ;;
+          *) usage_error "unknown restore-drill option $1" ;;
+        esac
+      done ;;
+    wait) [ $# -eq 0 ] || { [ $# -eq 1 ] && [[ "$1" =~ ^[0-9]+$ ]]; } || usage_error "wait takes a number of seconds: $*" ;;
+    help|-h|--help) usage; exit 0 ;;
+    "") usage_error "no command given" ;;
+    -*) usage_error "unknown option $command" ;;
+    *) usage_error "unknown command $command" ;;
+  esac
+}
+
+check_arguments "$@"
 case "${1:-}" in
   up) cmd_up ;;
   down) shift; cmd_down "$@" ;;
@@ -521,6 +567,4 @@ case "${1:-}" in
   restore) shift; cmd_restore "$@" ;;
   restore-drill) shift; cmd_restore_drill "$@" ;;
   wait) wait_healthy "${2:-120}" ;;
-  -h|--help) usage; exit 0 ;;
-  *) usage >&2; exit 2 ;;
 esac

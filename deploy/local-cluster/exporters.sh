@@ -7,6 +7,11 @@
 #   exporters.sh down      stop them (cluster.sh down does this too)
 #   exporters.sh status    each exporter: its address and whether it answers
 #   exporters.sh targets   the scrape targets, one job per line: JOB HOST:PORT HOST:PORT HOST:PORT
+#   exporters.sh help | --help
+#                          this usage
+#
+# A command or an argument not listed here is refused (this usage on standard error, exit 2) before
+# anything runs.
 #
 # Per node N (0, 1, 2): prometheus-postgres-exporter on 127.0.0.1:(KOBO_CLUSTER_PG_EXPORTER_PORT + N),
 # default 19187, connecting to that node's PostgreSQL as the role kobo_monitor (pg_monitor; password in
@@ -25,7 +30,10 @@ TEXTFILE_DIR="${KOBO_CLUSTER_TEXTFILE_DIR:-$DIR/textfile}"
 NODES=(node1 node2 node3)
 MONITOR_USER=kobo_monitor
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; }
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
+# A command line this script does not take: what is wrong, then the usage, on standard error.
+usage_error() { { echo "exporters.sh: $*"; usage; } >&2; exit 2; }
 say() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
@@ -188,11 +196,19 @@ cmd_targets() {
   echo "node 127.0.0.1:$NODE_EXPORTER_PORT 127.0.0.1:$((NODE_EXPORTER_PORT + 1)) 127.0.0.1:$((NODE_EXPORTER_PORT + 2))"
 }
 
+# The command line, checked before anything runs: --help anywhere prints the usage.
+for arg in "$@"; do case "$arg" in -h|--help) usage; exit 0 ;; esac; done
 case "${1:-}" in
+  up|down|status|targets) [ $# -eq 1 ] || usage_error "$1 takes no argument: ${*:2}" ;;
+  help) usage; exit 0 ;;
+  "") usage_error "no command given" ;;
+  -*) usage_error "unknown option $1" ;;
+  *) usage_error "unknown command $1" ;;
+esac
+
+case "$1" in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
   targets) cmd_targets ;;
-  -h|--help|help) usage ;;
-  *) { echo "exporters.sh: unknown command or option '${1:-}'"; usage; } >&2; exit 2 ;;
 esac

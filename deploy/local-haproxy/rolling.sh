@@ -9,6 +9,10 @@
 #                            set server sN through HAProxy's runtime API (ready: and wait until it is UP)
 #   rolling.sh status        the servers as HAProxy sees them (state, sessions, retries, redispatches)
 #   rolling.sh down          stop HAProxy and both instances
+#   rolling.sh help | --help this usage
+#
+# A command or an argument not listed here is refused (this usage on standard error, exit 2) before
+# anything runs.
 #
 # One instance's upgrade: set it to drain in HAProxy (no new requests; those in flight go on), wait
 # until HAProxy counts no session on it or KOBO_HAPROXY_DRAIN_SECONDS pass, SIGTERM (the service answers
@@ -55,6 +59,10 @@ case "$DIR" in /*) ;; *) DIR="$PWD/$DIR" ;; esac
 case "$DLL" in /*) ;; *) DLL="$PWD/$DLL" ;; esac
 INSTANCES=(1 2)
 
+# The comment at the top of this file, from its second line: the usage.
+usage() { sed -n '2,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; }
+# A command line this script does not take: what is wrong, then the usage, on standard error.
+usage_error() { { echo "rolling.sh: $*"; usage; } >&2; exit 2; }
 log() { printf '%s %s\n' "$(date -u +%H:%M:%S.%3N)" "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 now() { date +%s.%N; }
@@ -217,16 +225,27 @@ down() {
   done
 }
 
+# The command line, checked before anything runs: --help anywhere prints the usage.
+for arg in "$@"; do case "$arg" in -h|--help) usage; exit 0 ;; esac; done
 case "${1:-}" in
+  up|status|down) [ $# -eq 1 ] || usage_error "$1 takes no argument: ${*:2}" ;;
+  roll) [ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = --hard ]; } || usage_error "roll takes only --hard: ${*:2}" ;;
+  state)
+    { [ $# -eq 3 ] && [[ "$2" =~ ^[12]$ && "$3" =~ ^(drain|maint|ready)$ ]]; } ||
+      usage_error "state takes 1|2 drain|maint|ready: ${*:2}" ;;
+  help) usage; exit 0 ;;
+  "") usage_error "no command given" ;;
+  -*) usage_error "unknown option $1" ;;
+  *) usage_error "unknown command $1" ;;
+esac
+
+case "$1" in
   up) up ;;
   roll) roll "${2:-}" ;;
   state)
-    [[ "${2:-}" =~ ^[12]$ && "${3:-}" =~ ^(drain|maint|ready)$ ]] || die "usage: rolling.sh state 1|2 drain|maint|ready"
     admin "set server $BACKEND/s$2 state $3" > /dev/null
     if [ "$3" = ready ]; then wait_up_in_haproxy "$2"; fi
     ;;
   status) status ;;
   down) down ;;
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
 esac
