@@ -7,7 +7,12 @@ public static class ProcessRunner
 {
     public sealed record Outcome(int ExitCode, string StdOut, string StdErr);
 
-    public static Outcome Run(string fileName, IEnumerable<string> arguments, string workingDirectory, TimeSpan timeout)
+    /// <summary>
+    /// Runs FILENAME with ARGUMENTS; with ENVIRONMENT, the process gets those variables and no others
+    /// (as under <c>env -i</c>), else it inherits the test run's.
+    /// </summary>
+    public static Outcome Run(
+        string fileName, IEnumerable<string> arguments, string workingDirectory, TimeSpan timeout, IReadOnlyDictionary<string, string?>? environment = null)
     {
         var start = new ProcessStartInfo(fileName)
         {
@@ -19,6 +24,15 @@ public static class ProcessRunner
         foreach (var argument in arguments)
         {
             start.ArgumentList.Add(argument);
+        }
+
+        if (environment is not null)
+        {
+            start.Environment.Clear();
+            foreach (var (name, value) in environment)
+            {
+                start.Environment[name] = value;
+            }
         }
 
         using var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {fileName}.");
