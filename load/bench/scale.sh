@@ -103,7 +103,7 @@ if [ "$build" -eq 1 ]; then
 fi
 sim=(dotnet src/DeviceSimulator/bin/Release/net10.0/Kobo.Sync.DeviceSimulator.dll)
 service_dll=src/SyncApi/bin/Release/net10.0/Kobo.Sync.SyncApi.dll
-[ -f "${sim[1]}" ] && [ -f "$service_dll" ] || { echo "build first (or drop --no-build)" >&2; exit 2; }
+{ [ -f "${sim[1]}" ] && [ -f "$service_dll" ]; } || { echo "build first (or drop --no-build)" >&2; exit 2; }
 
 # --- disk -----------------------------------------------------------------------------------------
 # Bytes per row (table + indexes) measured at 200,000 users (NOTES of the scale tooling; the seed's
