@@ -28,7 +28,7 @@ module "postgres" {
   postgres_parameters    = local.postgres_parameters
   data_volume_gb         = local.selected.database_data_volume_gb
   data_volume_type       = var.data_volume_type
-  data_volume_iops       = var.data_volume_iops
+  data_volume_iops       = coalesce(var.data_volume_iops, local.selected.database_data_iops)
   data_volume_throughput = var.data_volume_throughput
 
   superuser_password_secret_arn   = var.postgres_superuser_password_secret_arn

@@ -8,8 +8,9 @@ locals {
       database_instance_type  = "r6g.large" # 2 ARM cores, 16 GB
       database_arch           = "arm64"
       database_memory_mb      = 16384       # the large-data settings' memory shares are of this
-      database_data_volume_gb = 500         # 283 GB measured for the full set, WAL, bloat, a rebuild (docs/capacity.md); grows online
-      syncapi_instance_type   = "m6g.large" # scale out, not up: 2 in two zones, up to 6
+      database_data_volume_gb = 500         # 295 GB for the full set with its devices, WAL, bloat, a rebuild (docs/capacity.md); grows online
+      database_data_iops      = 6000        # where the primary's disk stops after its CPU (0.018 syncs per device-hour, docs/capacity.md)
+      syncapi_instance_type   = "m6g.large" # scale out, not up: 2 in two zones (about 580 syncs/s each), up to 6
       syncapi_arch            = "arm64"
       syncapi_min_size        = 2
       syncapi_max_size        = 6
@@ -22,11 +23,12 @@ locals {
       database_arch           = "x86_64"
       database_memory_mb      = 262144
       database_data_volume_gb = 500           # the same data as budget-arm (docs/capacity.md)
-      syncapi_instance_type   = "m5a.8xlarge" # one web machine, as in the published runs
+      database_data_iops      = 16000         # gp3's maximum: the primary's writes stop it near its CPU (docs/capacity.md)
+      syncapi_instance_type   = "m5a.8xlarge" # the published runs' web machine; one carries about 6,960 syncs/s
       syncapi_arch            = "x86_64"
-      syncapi_min_size        = 1
+      syncapi_min_size        = 2 # the primary carries about 10,100 syncs/s (docs/capacity.md)
       syncapi_max_size        = 3
-      syncapi_desired_size    = 1
+      syncapi_desired_size    = 2
       loadgen_instance_type   = "m5a.2xlarge"
       loadgen_arch            = "x86_64"
     }

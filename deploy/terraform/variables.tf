@@ -2,7 +2,7 @@
 # of Secrets Manager secrets that the instances read at boot through their IAM roles.
 
 variable "profile" {
-  description = "Hardware profile from profiles.tf: \"budget-arm\" (3 x r6g.large database nodes, arm64) or \"high-perf\" (3 x r6i.8xlarge database nodes and the published runs' m5a.8xlarge web machine)."
+  description = "Hardware profile from profiles.tf: \"budget-arm\" (3 x r6g.large database nodes, arm64) or \"high-perf\" (3 x r6i.8xlarge database nodes and the published runs' m5a.8xlarge web machines)."
   type        = string
 
   validation {
@@ -193,12 +193,12 @@ variable "data_volume_type" {
 }
 
 variable "data_volume_iops" {
-  description = "Provisioned IOPS of each database data volume. 4000 matches the published benchmark; gp3 allows 3000 to 16000."
+  description = "Provisioned IOPS of each database data volume. null (default): the profile's (profiles.tf: 6000 for budget-arm, 16000 for high-perf, from docs/capacity.md). gp3 allows 3000 to 16000."
   type        = number
-  default     = 4000
+  default     = null
 
   validation {
-    condition     = var.data_volume_iops >= 3000 && var.data_volume_iops <= 64000 && floor(var.data_volume_iops) == var.data_volume_iops
+    condition     = var.data_volume_iops == null || try(var.data_volume_iops >= 3000 && var.data_volume_iops <= 64000 && floor(var.data_volume_iops) == var.data_volume_iops, false)
     error_message = "The data_volume_iops must be a whole number between 3000 and 64000 (gp3 stops at 16000)."
   }
 }
