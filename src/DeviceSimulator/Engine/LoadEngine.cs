@@ -66,7 +66,7 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
             {
                 await clock.WaitUntilAsync(intended, cancellationToken);
                 var now = clock.Elapsed;
-                monitor.RecordLag(now - (intended > free ? intended : free));
+                monitor.RecordLag(now - start, now - (intended > free ? intended : free));
                 if (!cap.Wait(0, CancellationToken.None))
                 {
                     await cap.WaitAsync(cancellationToken);
