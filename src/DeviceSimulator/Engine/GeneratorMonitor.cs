@@ -22,7 +22,7 @@ public sealed class GeneratorMonitor : IDisposable
     private readonly Lock _lock = new();
     private readonly LatencyHistogram _lag = new();
     private readonly List<Tally> _seconds = [];
-    private readonly List<double> _cpuPerSecond = [];
+    private readonly List<(TimeSpan Until, double Share)> _cpuSamples = [];
     private readonly Timer _timer;
     private readonly long _started = Stopwatch.GetTimestamp();
     private TimeSpan _lastCpu = Process.GetCurrentProcess().TotalProcessorTime;
@@ -54,12 +54,13 @@ public sealed class GeneratorMonitor : IDisposable
         Sample();
         lock (_lock)
         {
-            var cpu = _cpuPerSecond.Count == 0 ? [0.0] : _cpuPerSecond;
-            var count = Math.Max(_seconds.Count, _cpuPerSecond.Count);
+            var perSecond = CpuPerSecond();
+            var cpu = _cpuSamples.Count == 0 ? [0.0] : _cpuSamples.Select(s => s.Share).ToList();
+            var count = Math.Max(_seconds.Count, perSecond.Count);
             var seconds = Enumerable.Range(0, count).Select(i =>
             {
                 var tally = i < _seconds.Count ? _seconds[i] : new Tally();
-                return new GeneratorSecond(i, tally.Dispatches, tally.Late, tally.LagMax / 1000.0, i < _cpuPerSecond.Count ? _cpuPerSecond[i] : null);
+                return new GeneratorSecond(i, tally.Dispatches, tally.Late, tally.LagMax / 1000.0, i < perSecond.Count ? perSecond[i] : null);
             }).ToList();
             var verdict = GeneratorVerdict.Judge(seconds);
             return new GeneratorStats(
@@ -85,7 +86,7 @@ public sealed class GeneratorMonitor : IDisposable
         return _seconds[second];
     }
 
-    /// <summary>The CPU share since the last sample, as the share of each whole second it covered (the timer fires about each second).</summary>
+    /// <summary>The CPU share since the last sample (the timer fires about each second, later on a busy box).</summary>
     private void Sample()
     {
         var cpu = Process.GetCurrentProcess().TotalProcessorTime;
@@ -98,17 +99,28 @@ public sealed class GeneratorMonitor : IDisposable
                 return;
             }
 
-            var share = (cpu - _lastCpu) / wall / Environment.ProcessorCount;
-            var through = (int)Math.Round(Stopwatch.GetElapsedTime(_started, now).TotalSeconds);
-            do
-            {
-                _cpuPerSecond.Add(share);
-            }
-            while (_cpuPerSecond.Count < through);
-
+            _cpuSamples.Add((Stopwatch.GetElapsedTime(_started, now), (cpu - _lastCpu) / wall / Environment.ProcessorCount));
             _lastCpu = cpu;
             _lastTicks = now;
         }
+    }
+
+    /// <summary>Each second's CPU: the share of the sample that covered the middle of it (none past the last sample).</summary>
+    private List<double> CpuPerSecond()
+    {
+        var seconds = new List<double>();
+        var sample = 0;
+        for (var second = 0; _cpuSamples.Count > 0 && second + 0.5 <= _cpuSamples[^1].Until.TotalSeconds; second++)
+        {
+            while (_cpuSamples[sample].Until.TotalSeconds < second + 0.5)
+            {
+                sample++;
+            }
+
+            seconds.Add(_cpuSamples[sample].Share);
+        }
+
+        return seconds;
     }
 
     private sealed class Tally
