@@ -184,11 +184,19 @@ def main():
             for w, syncs, failed, p50, p99, top, ok in windows(s, limit_of):
                 lines.append(f"| {s['name']} | {w} | {syncs:,} | {failed:,} | {p50:.1f} | {p99:.1f} | {top:.1f} | {'yes' if ok else '**no**'} |")
     lines += cost(out, merged, verdict.split(' (')[0])
-    lines += ["", "## The generator", "", "| shard | syncs | CPU mean | CPU peak | dispatch lag p99 | saturated |", "|---|---|---|---|---|---|"]
+    lines += ["", "## The generator", "",
+              "Saturated when, after its first second, it was behind (most of a second's dispatches late by over 20 ms) in at least 3 "
+              "seconds and a tenth of those judged, or its CPU passed 85 % of the cores in at least 3 seconds and a tenth of them.", "",
+              "| shard | syncs | CPU mean | CPU peak | dispatch lag p99 | seconds behind | late dispatches | seconds over 85 % CPU | saturated |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for i, sh in enumerate(shards, 1):
         g = sh['generator']
+        v = g.get('verdict') or {}
         syncs = sum(s['syncs'] for s in sh['scenarios'] if '/' not in s['name'])
-        lines.append(f"| {i} | {syncs:,} | {g['cpuMean']:.1%} | {g['cpuPeak']:.1%} | {g['dispatchLagP99']} | {g['saturated']} |")
+        behind = f"{v['behindSeconds']} of {v['judgedSeconds']}" if v else '-'
+        late = f"{v['lateDispatches']:,} of {v['judgedDispatches']:,}" if v else '-'
+        cpu_over = f"{v['cpuSecondsOver']} of {v['cpuSeconds']}" if v else '-'
+        lines.append(f"| {i} | {syncs:,} | {g['cpuMean']:.1%} | {g['cpuPeak']:.1%} | {g['dispatchLagP99']} | {behind} | {late} | {cpu_over} | {g['saturated']} |")
     service = read_tsv(os.path.join(out, 'samples', 'service.tsv'))
     postgres = read_tsv(os.path.join(out, 'samples', 'postgres.tsv'))
     if service:

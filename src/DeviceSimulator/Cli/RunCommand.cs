@@ -35,10 +35,15 @@ internal static class RunCommand
         var ledger = new Option<string?>("--ledger") { Description = "Folder for a day's ledger of acknowledged pushes and pulls, checked afterwards by verify." };
         var register = new Option<string?>("--register-devices") { Description = "Only make known, in this database (Npgsql connection string), the devices of this shard's day that synced before the run; then exit." };
         var p99 = new Option<double?>("--p99-ms") { Description = "Override the profile's p99 threshold (ms)." };
+        var burn = new Option<double>("--dispatch-burn-ms")
+        {
+            Description = "Burn this much CPU (ms of wall time) in every dispatch: starves the generator on purpose, to see its verdict say so.",
+            Hidden = true,
+        };
 
         var command = new Command("run", "Replay a profile's device syncs against the service (and PostgreSQL), report, and gate on the SLA.")
         {
-            profile, rest, grpc, waitRest, waitGrpc, postgres, signingKey, issuer, audience, heaviest, users, shard, output, p99, cursorKey, ledger, register,
+            profile, rest, grpc, waitRest, waitGrpc, postgres, signingKey, issuer, audience, heaviest, users, shard, output, p99, cursorKey, ledger, register, burn,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -55,6 +60,11 @@ internal static class RunCommand
                 if (!Shard.TryParse(parse.GetValue(shard), out var part))
                 {
                     throw new ProfileException("--shard must be i/n with 1 <= i <= n.");
+                }
+
+                if (parse.GetValue(burn) is < 0 or > 10_000)
+                {
+                    throw new ProfileException("--dispatch-burn-ms must be between 0 and 10000.");
                 }
 
                 var key = parse.GetValue(signingKey) ?? Environment.GetEnvironmentVariable("KOBO_SIM_SIGNING_KEY");
@@ -76,6 +86,7 @@ internal static class RunCommand
                     Shard = part,
                     CursorKey = parse.GetValue(cursorKey) ?? Environment.GetEnvironmentVariable("KOBO_SIM_CURSOR_KEY"),
                     LedgerFolder = parse.GetValue(ledger),
+                    DispatchBurn = TimeSpan.FromMilliseconds(parse.GetValue(burn)),
                 };
                 if (settings.Users < 1 && loaded.Scenarios.Any(s => s.Read is ReadKind.UserById or ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live or ReadKind.Day))
                 {

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios;
@@ -30,6 +31,12 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
     public long FailedSyncs => Interlocked.Read(ref _failed);
 
     public long InFlight => Interlocked.Read(ref _inFlight);
+
+    /// <summary>
+    /// Wall time each dispatch spends burning CPU before it starts its sync (zero in a real run): a
+    /// generator starved on purpose, to show that its verdict says so.
+    /// </summary>
+    public TimeSpan DispatchBurn { get; init; }
 
     public async Task<EngineRun> RunAsync(IReadOnlyList<ScenarioPlan> plans, CancellationToken cancellationToken)
     {
@@ -66,7 +73,12 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
             {
                 await clock.WaitUntilAsync(intended, cancellationToken);
                 var now = clock.Elapsed;
-                monitor.RecordLag(now - (intended > free ? intended : free));
+                monitor.RecordLag(now - start, now - (intended > free ? intended : free));
+                if (DispatchBurn > TimeSpan.Zero)
+                {
+                    await BurnAsync(DispatchBurn);
+                }
+
                 if (!cap.Wait(0, CancellationToken.None))
                 {
                     await cap.WaitAsync(cancellationToken);
@@ -80,6 +92,22 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
             }
 
             _ = RunSyncAsync(plan.Scenario, arrival, intended, stats, cap, cancellationToken);
+        }
+    }
+
+    /// <summary>Spins for <paramref name="wall"/>, in slices that let the thread pool's other work (the syncs, the service in a test) run between them.</summary>
+    private static async Task BurnAsync(TimeSpan wall)
+    {
+        var until = Stopwatch.GetTimestamp() + (long)(wall.TotalSeconds * Stopwatch.Frequency);
+        while (Stopwatch.GetTimestamp() < until)
+        {
+            var slice = Stopwatch.GetTimestamp() + (Stopwatch.Frequency / 1000);
+            while (Stopwatch.GetTimestamp() < slice)
+            {
+                Thread.SpinWait(64);
+            }
+
+            await Task.Yield();
         }
     }
 

@@ -27,6 +27,9 @@ public sealed record RunSettings
 
     /// <summary>Where a day's ledger of acknowledged pushes and pulls goes (none when null).</summary>
     public string? LedgerFolder { get; init; }
+
+    /// <summary>CPU burnt in each dispatch (<see cref="LoadEngine.DispatchBurn"/>): zero, except to starve the generator on purpose.</summary>
+    public TimeSpan DispatchBurn { get; init; }
 }
 
 /// <summary>A run from profile to result: builds the fleet and scenarios, runs the engine, builds the result (gate included).</summary>
@@ -62,7 +65,10 @@ public static class SimulationRun
                 }
             }
 
-            var engine = new LoadEngine(new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing);
+            var engine = new LoadEngine(new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing)
+            {
+                DispatchBurn = settings.DispatchBurn,
+            };
             started?.Invoke(engine);
             waiting.ForEach(w => w.OpenWindow());
             run = await engine.RunAsync(plans, cancellationToken);

@@ -26,7 +26,12 @@ public static class HtmlReport
         html.Append(c, $"<h1 id=\"verdict\" class=\"{result.Outcome switch { RunOutcome.Pass => "pass", RunOutcome.NotProven => "not-proven", _ => "fail" }}\">{Esc(result.Verdict)}</h1>");
         html.Append(c, $"<p>{Esc(result.Description)}</p>");
         html.Append(c, $"<p>Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, shards {Esc(string.Join(", ", result.Shards))}. ");
-        html.Append(c, $"Generator CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms.</p>");
+        html.Append(c, $"Generator CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms{GeneratorVerdictLine.Dispatches(result.Generator)}.</p>");
+        foreach (var line in GeneratorVerdictLine.Lines(result))
+        {
+            html.Append(c, $"<p class=\"generator-verdict\">{Esc(line)}</p>");
+        }
+
         if (result.Generator.Warning is { } warning)
         {
             html.Append(c, $"<p class=\"warn\">Warning: {Esc(warning)}</p>");

@@ -15,7 +15,12 @@ public static class MarkdownSummary
         md.AppendLine(c, $"{result.Description}");
         md.AppendLine();
         md.AppendLine(c, $"Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, shards {string.Join(", ", result.Shards)}.");
-        md.AppendLine(c, $"Generator: CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms, max {result.Generator.DispatchLagMax.TotalMilliseconds:F1} ms.");
+        md.AppendLine(c, $"Generator: CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms, max {result.Generator.DispatchLagMax.TotalMilliseconds:F1} ms{GeneratorVerdictLine.Dispatches(result.Generator)}.");
+        foreach (var line in GeneratorVerdictLine.Lines(result))
+        {
+            md.AppendLine(c, $"{line}");
+        }
+
         if (result.Generator.Warning is { } warning)
         {
             md.AppendLine();

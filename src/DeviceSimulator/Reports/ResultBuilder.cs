@@ -131,9 +131,9 @@ public static class ResultBuilder
 
     private static double Ms(LatencyHistogram histogram, double percentile) => histogram.ValueAtPercentile(percentile) / 1000.0;
 
-    private static HistogramData ToData(LatencyHistogram h) =>
+    internal static HistogramData ToData(LatencyHistogram h) =>
         new(h.TotalCount == 0 ? 0 : h.Min, h.Max, h.Sum, h.NonEmptyBuckets().Select(b => new[] { b.Index, b.Count }).ToList());
 
-    private static LatencyHistogram ToHistogram(HistogramData data) =>
+    internal static LatencyHistogram ToHistogram(HistogramData data) =>
         LatencyHistogram.FromBuckets(data.Buckets.Select(b => ((int)b[0], b[1])), data.Min, data.Max, data.Sum);
 }

@@ -1,4 +1,5 @@
 using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Reports;
@@ -7,8 +8,9 @@ namespace Kobo.Sync.DeviceSimulator.Reports;
 /// Combines the results of the shards of one run (<c>--shard i/n</c> on several processes or
 /// machines) into one: counts add up, histograms merge bucket by bucket, and every percentile is
 /// computed again from the merged histogram (averaging the shards' percentiles would be wrong).
-/// The generator figures are the worst shard's, and the merged run is not proven when any shard's
-/// generator was saturated; each shard's own generator is kept beside (<see cref="RunResult.ShardRuns"/>).
+/// The generator's dispatch lag is merged the same way (its CPU is the shards' mean and the worst
+/// shard's peak: each is a share of its own machine), and the merged run is not proven when any
+/// shard's generator was saturated; each shard's own generator is kept beside (<see cref="RunResult.ShardRuns"/>).
 /// </summary>
 public static class ResultMerger
 {
@@ -57,15 +59,45 @@ public static class ResultMerger
             Thresholds = first.Thresholds,
             Scenarios = scenarios.Select(s => s.load).ToList(),
         };
-        var generator = new GeneratorStats(
-            shards.Average(s => s.Generator.CpuMean), shards.Max(s => s.Generator.CpuPeak),
-            shards.Max(s => s.Generator.DispatchLagP99), shards.Max(s => s.Generator.DispatchLagMax),
-            shards.Max(s => s.Generator.Cores), shards.Any(s => s.Generator.Saturated));
+        var generator = MergeGenerators(shards.Select(s => s.Generator).ToList());
         return ResultBuilder.Build(
             profile, shards.SelectMany(s => s.Shards).ToList(), shards.Min(s => s.Started),
             TimeSpan.FromSeconds(shards.Max(s => s.DurationSeconds)), scenarios, generator) with
         {
             ShardRuns = shards.SelectMany(ShardRuns).ToList(),
+        };
+    }
+
+    /// <summary>
+    /// The shards' generators as one: dispatch lag from their merged histograms (the worst shard's p99
+    /// only for results written before the histogram was kept), each second's dispatches and late ones
+    /// added, its latest dispatch and its CPU the worst shard's (each shard's CPU is a share of its own
+    /// machine; the CPU mean is the shards' mean). Saturated when any shard's was; the verdict stays each shard's own (<see cref="RunResult.ShardRuns"/>).
+    /// </summary>
+    private static GeneratorStats MergeGenerators(IReadOnlyList<GeneratorStats> generators)
+    {
+        LatencyHistogram? lag = null;
+        if (generators.All(g => g.Lag is not null))
+        {
+            lag = new LatencyHistogram();
+            foreach (var g in generators)
+            {
+                lag.Add(ResultBuilder.ToHistogram(g.Lag!));
+            }
+        }
+
+        var seconds = generators.SelectMany(g => g.Seconds).GroupBy(s => s.Second).OrderBy(s => s.Key)
+            .Select(s => new GeneratorSecond(
+                s.Key, s.Sum(x => x.Dispatches), s.Sum(x => x.Late), s.Max(x => x.LagMaxMs),
+                s.Any(x => x.Cpu is not null) ? s.Max(x => x.Cpu ?? 0) : null))
+            .ToList();
+        return new GeneratorStats(
+            generators.Average(g => g.CpuMean), generators.Max(g => g.CpuPeak),
+            lag is null ? generators.Max(g => g.DispatchLagP99) : TimeSpan.FromTicks(lag.ValueAtPercentile(99) * 10),
+            generators.Max(g => g.DispatchLagMax), generators.Max(g => g.Cores), generators.Any(g => g.Saturated))
+        {
+            Lag = lag is null ? null : ResultBuilder.ToData(lag),
+            Seconds = seconds,
         };
     }
 

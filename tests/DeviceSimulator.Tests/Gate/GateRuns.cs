@@ -11,7 +11,7 @@ internal static class GateRuns
 
     public static readonly GeneratorStats Saturated = new(0.8, 0.97, TimeSpan.FromMilliseconds(35), TimeSpan.FromMilliseconds(80), 2, Saturated: true)
     {
-        Verdict = new GeneratorVerdict(JudgedDispatches: 5_000, LateDispatches: 400, CpuSeconds: 30, CpuSecondsOver: 25),
+        Verdict = new GeneratorVerdict(JudgedDispatches: 5_000, LateDispatches: 400, JudgedSeconds: 30, BehindSeconds: 12, CpuSeconds: 30, CpuSecondsOver: 25),
     };
 
     public static ScenarioLoad Load(Transport transport, params (double Rate, double Seconds)[] steps) => new()

@@ -30,11 +30,13 @@ public sealed class VerdictTests
         Assert.Equal(RunOutcome.NotProven, result.Outcome);
         Assert.Equal(SlaGate.NotProvenExitCode, SlaGate.ExitCode(result));
         Assert.Equal(4, SlaGate.NotProvenExitCode);
-        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (400 of 5,000 dispatches late by over 20 ms", result.Verdict);
+        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (behind in 12 of 30 seconds (most of the second's dispatches late by over 20 ms; 400 of 5,000 dispatches late)", result.Verdict);
         Assert.Contains("CPU over 85% of the cores in 25 of 30 seconds", result.Verdict);
         Assert.Equal("not-proven", Field(result, "verdict"));
         Assert.StartsWith("# steps: NOT PROVEN", MarkdownSummary.Render(result));
+        Assert.Contains("Generator saturated: after the first 1 s, behind in 12 of 30 seconds", MarkdownSummary.Render(result));
         Assert.Contains("class=\"not-proven\">NOT PROVEN steps", HtmlReport.Render(result));
+        Assert.Contains("class=\"generator-verdict\">Generator saturated: after the first 1 s, behind in 12 of 30 seconds", HtmlReport.Render(result));
     }
 
     [Fact]
@@ -63,8 +65,9 @@ public sealed class VerdictTests
 
         Assert.Equal(RunOutcome.NotProven, merged.Outcome);
         Assert.Equal(SlaGate.NotProvenExitCode, SlaGate.ExitCode(merged));
-        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (shard 2/2: 400 of 5,000 dispatches late by over 20 ms", merged.Verdict);
+        Assert.StartsWith("NOT PROVEN steps: the generator was saturated (shard 2/2: behind in 12 of 30 seconds", merged.Verdict);
         Assert.DoesNotContain("shard 1/2", merged.Verdict);
+        Assert.Contains("Shard 2/2's generator saturated: after the first 1 s, behind in 12 of 30 seconds", MarkdownSummary.Render(merged));
         Assert.Equal(RunOutcome.Pass, ResultMerger.Merge([calm, calm]).Outcome);
     }
 

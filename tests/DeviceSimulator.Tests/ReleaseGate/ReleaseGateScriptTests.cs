@@ -47,6 +47,8 @@ public sealed class ReleaseGateScriptTests : IDisposable
         Assert.Contains("PASS: nothing lost, nothing missed", summary, StringComparison.Ordinal);
         Assert.Matches(@"\| 1 \| 300 \| [\d.]+% \|", summary); // each shard's generator
         Assert.Matches(@"\| 2 \| 300 \| [\d.]+% \|", summary);
+        // and its verdict's figures: the seconds behind, the late dispatches and the seconds over the CPU limit of those judged.
+        Assert.Matches(@"\| 1 \| 300 \| [\d.]+% \| [\d.]+% \| [\d:.]+ \| \d+ of \d+ \| [\d,]+ of [\d,]+ \| \d+ of \d+ \| (True|False) \|", summary);
         Assert.Contains("## p99 per 10-minute window", summary, StringComparison.Ordinal);
         Assert.Contains("## The service over the run", summary, StringComparison.Ordinal);
         Assert.Contains("## PostgreSQL over the run", summary, StringComparison.Ordinal);
