@@ -61,7 +61,7 @@ public static class SimulationRun
             {
                 for (var i = 0; i < profile.WarmUpSyncs; i++)
                 {
-                    await plan.Scenario.AttemptAsync(plan.Scenario.DeviceFor(i), cancellationToken);
+                    await WarmUpAsync(plan.Scenario, i, cancellationToken);
                 }
             }
 
@@ -128,4 +128,20 @@ public static class SimulationRun
             catalog.Create(load),
             load.Steps.Select(s => s with { Rate = s.Rate / settings.Shard.Count, RampTo = s.RampTo / settings.Shard.Count }).ToList(),
             Seed: unchecked((profile.Seed * 31) + (i * 7919) + (settings.Shard.Index * 104_729)))).ToList();
+
+    /// <summary>
+    /// One unjudged warm-up sync. As in the judged run, a sync that throws (its target slow on a busy
+    /// machine, a raw read over its storage budget) fails that sync, never the run.
+    /// </summary>
+    private static async Task WarmUpAsync(IReadScenario scenario, long sequence, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await scenario.AttemptAsync(scenario.DeviceFor(sequence), cancellationToken);
+        }
+        catch (Exception exception) when (exception is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+        {
+            // Unjudged: the warm-up only fills what fills once (connections, caches, compiled code).
+        }
+    }
 }
