@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Net;
 using System.Net.Http.Headers;
 using System.Security.Cryptography;
 using System.Text;
@@ -168,7 +169,9 @@ internal sealed record KoreaderWorld(string Username, string Key)
         using var phone = new HttpClient { BaseAddress = host.RestAddress };
         phone.DefaultRequestHeaders.Authorization = new AuthenticationHeaderValue("Bearer", TestTokens.For(FuzzedService.User, KoreaderCalls.Device));
         using var made = await phone.PostAsync(new Uri($"/v1/users/{FuzzedService.User}/koreader-logins", UriKind.Relative), null, TestTimeout.Token);
-        var login = JsonDocument.Parse(await made.Content.ReadAsStringAsync(TestTimeout.Token)).RootElement;
+        var body = await made.Content.ReadAsStringAsync(TestTimeout.Token);
+        Assert.True(made.StatusCode == HttpStatusCode.Created, $"making the fuzzed KOReader login: expected 201, got {(int)made.StatusCode}: {body}");
+        var login = JsonDocument.Parse(body).RootElement;
         return new KoreaderWorld(login.GetProperty("username").GetString()!, KoreaderCalls.Md5(login.GetProperty("password").GetString()!));
     }
 }
