@@ -53,7 +53,12 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
             Assert.Empty(answer.Changes);
         }
 
-        var ran = (await StatementsAsync()).Since(before);
+        var all = (await StatementsAsync()).Since(before);
+        // Nothing at all was written in the window, and besides the instances' own periodic reads (the
+        // revocation refreshes, the pool's connection check), which a busy machine can put inside it,
+        // the pulls ran one statement.
+        Assert.All(all, s => Assert.Equal(0, s.WalRecords));
+        var ran = all.Where(s => !IsPeriodicRead(s.Query)).ToList();
         var statement = Assert.Single(ran);
         Assert.Equal("SELECT change_seq FROM users WHERE user_no = $1", statement.Query);
         Assert.Equal(20, statement.Calls);
@@ -204,4 +209,7 @@ public sealed class DevicePositionsTests(SyncServiceDatabase db) : IClassFixture
 
     private static long NotifyCalls(Dictionary<long, CountedStatement> statements) =>
         statements.Values.Where(s => s.Query.Contains("pg_notify", StringComparison.Ordinal)).Sum(s => s.Calls);
+
+    private static bool IsPeriodicRead(string query) =>
+        query == "SELECT $1" || query.EndsWith("WHERE revoked_at >= $1", StringComparison.Ordinal);
 }

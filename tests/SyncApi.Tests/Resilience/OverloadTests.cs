@@ -39,6 +39,7 @@ public sealed class OverloadTests(OverloadTests.SmallCapacity service, ITestOutp
         var heapBefore = SettledHeapBytes();
         service.Proxy.Latency = DatabaseLatency;
         List<Answer> answers;
+        double aloneMs;
         try
         {
             // Capacity: the slots over the time one read takes alone; three times that arrive.
@@ -48,7 +49,8 @@ public sealed class OverloadTests(OverloadTests.SmallCapacity service, ITestOutp
                 alone.Add((await RestGetUserAsync(service.Rest, User, "calibration-device")).Elapsed.TotalMilliseconds);
             }
 
-            var capacity = Slots * 1000 / alone.Order().ElementAt(5);
+            aloneMs = alone.Order().ElementAt(5);
+            var capacity = Slots * 1000 / aloneMs;
             var arrival = TimeSpan.FromMilliseconds(1000 / (3 * capacity));
             output.WriteLine($"one read alone {alone.Order().ElementAt(5):F0} ms: capacity about {capacity:F0} requests/s, offered {3 * capacity:F0}/s");
             answers = [.. await SteadyArrivals.SendAsync(
@@ -75,7 +77,11 @@ public sealed class OverloadTests(OverloadTests.SmallCapacity service, ITestOutp
             Assert.NotNull(a.RetryAfter);
             Assert.Equal("application/problem+json", a.ContentType);
         });
-        Assert.True(p99 < 200, $"admitted p99 {p99:F0} ms");
+        // Admitted requests wait behind at most the slots and the one queued: a few reads' time. Measured
+        // against one read alone on this machine now, so a busy machine does not fail it; requests left to
+        // queue instead of being shed would wait seconds.
+        var fast = Math.Max(200, 8 * aloneMs);
+        Assert.True(p99 < fast, $"admitted p99 {p99:F0} ms, over {fast:F0} ms (8 times one read alone, {aloneMs:F0} ms, and at least 200)");
         Assert.True(slowest < 1000, $"slowest answer {slowest:F0} ms: a request waited instead of being shed");
         Assert.True(heapAfter - heapBefore < 64L * 1024 * 1024, $"GC heap grew from {heapBefore} to {heapAfter} bytes");
     }

@@ -21,7 +21,7 @@ public sealed partial class RollingDevices
         var clock = Stopwatch.StartNew();
         while (_waiterTokens.Any(token => token is null))
         {
-            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), "the waiting devices did not get their first sync token within 30 s");
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(120), "the waiting devices did not get their first sync token within 120 s");
             await Task.Delay(50);
         }
     }

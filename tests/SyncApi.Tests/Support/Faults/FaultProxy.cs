@@ -21,6 +21,7 @@ public sealed class FaultProxy : IAsyncDisposable
     private readonly Task _accepting;
     private volatile TaskCompletionSource _open = Opened();
     private int _nextId;
+    private int _held;
     private long _latencyTicks;
 
     private FaultProxy(string targetHost, int targetPort)
@@ -36,6 +37,9 @@ public sealed class FaultProxy : IAsyncDisposable
     public int Port => ((IPEndPoint)_listener.LocalEndpoint).Port;
 
     public int OpenConnections => _links.Count;
+
+    /// <summary>Chunks of traffic being held back by <see cref="Latency"/> now: a request or its answer is on its way.</summary>
+    public int HeldChunks => Volatile.Read(ref _held);
 
     public bool BlackHoled => !_open.Task.IsCompleted;
 
@@ -154,7 +158,15 @@ public sealed class FaultProxy : IAsyncDisposable
             var latency = Latency;
             if (latency > TimeSpan.Zero)
             {
-                await Task.Delay(latency, closed);
+                Interlocked.Increment(ref _held);
+                try
+                {
+                    await Task.Delay(latency, closed);
+                }
+                finally
+                {
+                    Interlocked.Decrement(ref _held);
+                }
             }
 
             await to.SendAsync(buffer.AsMemory(0, read), SocketFlags.None, closed);
