@@ -16,11 +16,11 @@ public sealed class GrpcFuzzTests(FuzzedService service, ITestOutputHelper outpu
 {
     [Fact]
     public Task EveryMethodAnswersGeneratedMessagesWithAPreciseStatus() =>
-        RunAsync("grpc-messages", GrpcCalls.Calls(service.World, FuzzTokens.For(FuzzedService.User)), 2_500);
+        RunAsync("grpc-messages", GrpcCalls.Calls(service.World, FuzzTokens.For(FuzzedService.User)), 1_200);
 
     [Fact]
     public Task BrokenProtobufAndFramingAreRefusedWithAPreciseStatus() =>
-        RunAsync("grpc-wire", GrpcWire.Calls(service.World, FuzzTokens.For(FuzzedService.User)), 2_000);
+        RunAsync("grpc-wire", GrpcWire.Calls(service.World, FuzzTokens.For(FuzzedService.User)), 1_000);
 
     private async Task RunAsync(string name, Gen<GrpcCall> calls, int count)
     {

@@ -22,7 +22,7 @@ public sealed class KoboAnnotationFuzzTests(FuzzedService service, ITestOutputHe
             Timeout = Timeout.InfiniteTimeSpan,
         };
         var secret = await LinkSecretAsync(rest);
-        var count = FuzzRun.Scaled(1_500);
+        var count = FuzzRun.Scaled(800);
         var report = await service.FuzzAsync(count, (ledger, inputs) => FuzzRun.RunAsync(
             "kobo-annotations", KoboAnnotationCalls.Any(secret), inputs, call => call.ToString(), (call, cancel) => RestVerdicts.CheckAsync(rest, call, ledger, cancel)));
         output.WriteLine(report.ToString());

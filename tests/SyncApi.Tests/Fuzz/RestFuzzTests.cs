@@ -15,37 +15,37 @@ public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper outpu
 {
     [Fact]
     public Task TheReadsAnswerEveryGeneratedRequestWithoutAServerError() =>
-        RunAsync("rest-reads", RestCalls.Reads(service.World, FuzzTokens.For(FuzzedService.User)), 2_500);
+        RunAsync("rest-reads", RestCalls.Reads(service.World, FuzzTokens.For(FuzzedService.User)), 1_200);
 
     [Fact]
     public Task PushingGeneratedBodiesNeverFailsTheServerAndStoresOnlyWhatItAccepted() =>
-        RunAsync("rest-push", RestCalls.Pushes(FuzzTokens.For(FuzzedService.User)), 2_500);
+        RunAsync("rest-push", RestCalls.Pushes(FuzzTokens.For(FuzzedService.User)), 1_200);
 
     [Fact]
     public Task PullingWithGeneratedTokensAndRevokingGeneratedDevicesNeverFailsTheServer() =>
-        RunAsync("rest-sync", RestCalls.Sync(service.World, FuzzTokens.For(FuzzedService.User)), 1_500);
+        RunAsync("rest-sync", RestCalls.Sync(service.World, FuzzTokens.For(FuzzedService.User)), 800);
 
     [Fact]
     public async Task TheKoboDeviceProtocolAnswersEveryGeneratedRequestWithoutAServerError()
     {
         var world = await KoboWorld.CreateAsync(service.Host, service.World.SyncTokens);
-        await RunAsync("rest-kobo", KoboCalls.Any(world), 2_000);
+        await RunAsync("rest-kobo", KoboCalls.Any(world), 1_000);
     }
 
     [Fact]
     public async Task TheKoreaderProgressSyncFrontAnswersEveryGeneratedRequestWithoutAServerError()
     {
         var world = await KoreaderWorld.CreateAsync(service.Host, service.DataSource);
-        await RunAsync("rest-koreader", KoreaderCalls.Any(world), 1_500);
+        await RunAsync("rest-koreader", KoreaderCalls.Any(world), 800);
     }
 
     [Fact]
     public Task ReadingAndPuttingReadingStatesWithGeneratedBodiesNeverFailsTheServerAndStoresOnlyWhatItAccepted() =>
-        RunAsync("rest-reading-state", RestCalls.ReadingStates(FuzzTokens.For(FuzzedService.User)), 1_500);
+        RunAsync("rest-reading-state", RestCalls.ReadingStates(FuzzTokens.For(FuzzedService.User)), 800);
 
     [Fact]
     public Task ListingReadingAndPushingCollectionsWithGeneratedInputNeverFailsTheServer() =>
-        RunAsync("rest-collections", RestCalls.Collections(FuzzTokens.For(FuzzedService.User)), 1_500);
+        RunAsync("rest-collections", RestCalls.Collections(FuzzTokens.For(FuzzedService.User)), 800);
 
     private async Task RunAsync(string name, Gen<RestCall> calls, int count)
     {
