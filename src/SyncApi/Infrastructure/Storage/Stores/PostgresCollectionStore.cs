@@ -32,6 +32,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
 
         var snapshot = await LoadAsync(connection, transaction, user, ids, books, cancellationToken).ConfigureAwait(false);
         var writes = decide(snapshot);
+        long? changedUpTo = null;
         if (writes.Count > 0)
         {
             await using var batch = new NpgsqlBatch(connection, transaction);
@@ -73,12 +74,10 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
             }
 
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-            signals?.Committed(user, seq);
-            return true;
+            changedUpTo = seq;
         }
 
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        await transaction.CommitAndSignalAsync(signals, user, changedUpTo, cancellationToken).ConfigureAwait(false);
         return true;
     }
 
