@@ -1,7 +1,7 @@
 using Kobo.Sync.SyncApi.Extensions;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
+namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
 
 /// <summary>
 /// The settings of the service's commands (<c>token</c>, <c>token --kobo-link</c>), bound and checked as

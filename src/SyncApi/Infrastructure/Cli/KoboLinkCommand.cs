@@ -6,6 +6,7 @@ using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
@@ -13,7 +14,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
+namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
 
 /// <summary>
 /// <c>token --kobo-link --user N [--device ID]</c>: for development, makes a Kobo link for the user's
