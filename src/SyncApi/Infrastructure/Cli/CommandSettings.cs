@@ -37,5 +37,9 @@ internal sealed class CommandSettings : IDisposable
         }
     }
 
+    /// <summary>The environment the service would run in with these settings (ASP.NET Core's default: Production).</summary>
+    public static string EnvironmentName(IConfiguration configuration) =>
+        configuration[HostDefaults.EnvironmentKey] is { Length: > 0 } name ? name : Environments.Production;
+
     public void Dispose() => _services.Dispose();
 }

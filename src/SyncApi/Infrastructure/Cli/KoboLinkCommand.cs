@@ -71,7 +71,8 @@ public static class KoboLinkCommand
         {
             services.AddValidatedOptions<KoboOptions, KoboOptionsValidator>(KoboOptions.SectionName);
             services.AddValidatedOptions<EndpointsOptions, EndpointsOptionsValidator>(EndpointsOptions.SectionName);
-            services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName);
+            services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName)
+                .PostConfigure(storage => storage.DefaultEmbeddedFor(CommandSettings.EnvironmentName(configuration)));
             services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
             // The lifetimes only: no signing key is needed to make a link.
             services.AddValidatedOptions<DeviceTokenOptions>(DeviceTokenOptions.SectionName);
