@@ -18,7 +18,7 @@ bench_start_embedded() {
   export Auth__SigningKey=bench-signing-key-that-is-at-least-32-bytes
   export Paging__CursorKey=bench-cursor-key-that-is-at-least-32-bytes-long
   export Endpoints__Rest="http://127.0.0.1:$port" Endpoints__Grpc="http://127.0.0.1:$((port + 1))"
-  export Storage__Embedded__DataDirectory="$dir/postgres" Storage__Embedded__Port="$((port + 2))"
+  export Storage__Embedded__Enabled=true Storage__Embedded__DataDirectory="$dir/postgres" Storage__Embedded__Port="$((port + 2))"
   export Demo__Seed=false Kobo__PublicBaseUrl="http://127.0.0.1:$port"
   timeout 3600 dotnet "$dll" >"$dir/service.log" 2>&1 &
   service_pid=$!

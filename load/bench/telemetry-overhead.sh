@@ -44,7 +44,7 @@ trap cleanup EXIT
 key="telemetry-overhead-signing-key-0123456789abcdef"
 export Auth__SigningKey="$key" Paging__CursorKey="telemetry-overhead-cursor-key-0123456789abcdef"
 export Endpoints__Rest="http://127.0.0.1:$rest_port" Endpoints__Grpc="http://127.0.0.1:$grpc_port"
-export Storage__Embedded__DataDirectory="$work/postgres" Storage__Embedded__Port="$pg_port"
+export Storage__Embedded__Enabled=true Storage__Embedded__DataDirectory="$work/postgres" Storage__Embedded__Port="$pg_port"
 export ASPNETCORE_ENVIRONMENT=Production
 unset OTEL_EXPORTER_OTLP_ENDPOINT
 

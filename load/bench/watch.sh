@@ -158,7 +158,7 @@ wait_ready() { # NAME URL PID
   exit 2
 }
 progress "starting the HEAD build on $head_url (embedded PostgreSQL on port $pg_port, demo data, data in $work)"
-Storage__Embedded__DataDirectory="$work/postgres" Storage__Embedded__Port="$pg_port" \
+Storage__Embedded__Enabled=true Storage__Embedded__DataDirectory="$work/postgres" Storage__Embedded__Port="$pg_port" \
   Endpoints__Rest="$head_url" Endpoints__Grpc="http://127.0.0.1:$((port + 1))" Kobo__PublicBaseUrl="$head_url" \
   timeout 7200 dotnet "$(dll head)" >"$work/head-service.log" 2>&1 &
 head_pid=$!

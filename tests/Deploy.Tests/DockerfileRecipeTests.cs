@@ -40,10 +40,11 @@ public sealed class DockerfileRecipeTests : IDisposable
         }
 
         // Same configuration as the image, but on loopback ports free on this machine. The image is
-        // given its database by connection string; here the service's private PostgreSQL stands in,
+        // given its database by connection string; here the service's private PostgreSQL stands in (asked for, as Production starts none by itself),
         // in a folder the postgres user can enter (the scratch folder is private to this user).
         start.Environment["Endpoints__Rest"] = $"http://127.0.0.1:{restPort}";
         start.Environment["Endpoints__Grpc"] = $"http://127.0.0.1:{grpcPort}";
+        start.Environment["Storage__Embedded__Enabled"] = "true";
         start.Environment["Storage__Embedded__DataDirectory"] = _database;
         start.Environment["Storage__Embedded__Port"] = LoopbackPorts.Free().ToString(System.Globalization.CultureInfo.InvariantCulture);
         start.Environment["Demo__Seed"] = "false";

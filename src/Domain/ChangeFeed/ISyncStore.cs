@@ -24,7 +24,7 @@ public interface ISyncStore
     /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
     /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after <paramref name="after"/>, each kind in its position order, with the user's change
     /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
-    /// The highlights may stop early, by <see cref="Reading.PageBudget.SizeOf(SyncChange)"/>: at least the
+    /// The highlights may stop early, by <see cref="Requests.PageBudget.SizeOf(SyncChange)"/>: at least the
     /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
     /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
     /// within the budget cannot take them all; the ones left out are never needed. The collections stop early

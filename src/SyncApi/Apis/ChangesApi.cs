@@ -23,7 +23,8 @@ internal static class ChangesApi
             .ProducesProblem(StatusCodes.Status400BadRequest)
             .ProducesProblem(StatusCodes.Status401Unauthorized)
             .ProducesProblem(StatusCodes.Status403Forbidden)
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .ProducesProblem(StatusCodes.Status404NotFound)
+            .WithResultMetrics();
 
         group.MapPost(string.Empty, PushChanges).WithName("PushChanges")
             .ProducesProblem(StatusCodes.Status413PayloadTooLarge);
@@ -34,11 +35,10 @@ internal static class ChangesApi
 
     // Written with SyncJsonContext's own options, so absent fields are left out rather than sent as null.
     private static async Task<JsonHttpResult<PushResponse>> PushChanges(
-        string userNo, PushRequest? body, HttpContext context, HighlightSync sync, SyncMetrics metrics, CancellationToken cancellationToken)
+        string userNo, PushRequest? body, HttpContext context, HighlightSync sync, CancellationToken cancellationToken)
     {
         var results = await sync.PushAsync(
             context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), cancellationToken);
-        metrics.RecordPushResults(results);
         return TypedResults.Json(new PushResponse(results), SyncJsonContext.Default.PushResponse);
     }
 
@@ -49,7 +49,7 @@ internal static class ChangesApi
     /// </summary>
     private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
         string userNo, string? since, string? pageSize, string? wait, HttpContext context, HighlightSync sync, LivePull live,
-        DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics, CancellationToken cancellationToken)
+        DeviceRevocationList revocations, TimeProvider clock, CancellationToken cancellationToken)
     {
         var caller = context.Caller();
         var user = RequestIds.User(userNo);
@@ -81,11 +81,6 @@ internal static class ChangesApi
         else
         {
             page = await sync.PullAsync(caller, user, since, size, cancellationToken);
-        }
-
-        if (!page.HasMore)
-        {
-            metrics.RecordPullPagesPerSync(Protocols.Rest, page.PageOfSync);
         }
 
         return TypedResults.Json(page, SyncJsonContext.Default.SyncChangePage);

@@ -1,6 +1,5 @@
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;
@@ -19,7 +18,8 @@ internal static class UsersApi
             .ProducesProblem(StatusCodes.Status400BadRequest)
             .ProducesProblem(StatusCodes.Status401Unauthorized)
             .ProducesProblem(StatusCodes.Status403Forbidden)
-            .ProducesProblem(StatusCodes.Status404NotFound);
+            .ProducesProblem(StatusCodes.Status404NotFound)
+            .WithResultMetrics();
 
         group.MapGet("/{userNo}", GetUser).WithName("GetUser");
         group.MapGet("/{userNo}/highlights", ListUserHighlights).WithName("ListUserHighlights");
@@ -32,23 +32,20 @@ internal static class UsersApi
         TypedResults.Ok(await reads.GetUserAsync(context.Caller(), RequestIds.User(userNo), cancellationToken));
 
     private static async Task<Ok<HighlightPage>> ListUserHighlights(
-        string userNo, string? pageSize, string? cursor, HttpContext context, DeviceReads reads, SyncMetrics metrics,
-        CancellationToken cancellationToken)
+        string userNo, string? pageSize, string? cursor, HttpContext context, DeviceReads reads, CancellationToken cancellationToken)
     {
         var page = await reads.ListUserHighlightsAsync(
             context.Caller(), RequestIds.User(userNo), DeviceRequest.PageSize(pageSize), cursor, cancellationToken);
-        metrics.RecordHighlightsPage(nameof(ListUserHighlights), Protocols.Rest, page.Items.Count);
         return TypedResults.Ok(page);
     }
 
     private static async Task<Ok<HighlightPage>> ListBookHighlights(
         string userNo, string bookNo, string? pageSize, string? cursor, HttpContext context, DeviceReads reads,
-        SyncMetrics metrics, CancellationToken cancellationToken)
+        CancellationToken cancellationToken)
     {
         var page = await reads.ListBookHighlightsAsync(
             context.Caller(), RequestIds.User(userNo), RequestIds.Book(bookNo), DeviceRequest.PageSize(pageSize), cursor,
             cancellationToken);
-        metrics.RecordHighlightsPage(nameof(ListBookHighlights), Protocols.Rest, page.Items.Count);
         return TypedResults.Ok(page);
     }
 }

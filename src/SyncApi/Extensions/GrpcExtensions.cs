@@ -22,8 +22,11 @@ public static class GrpcExtensions
         {
             options.MaxReceiveMessageSize = MaxReceiveMessageSize;
             options.EnableDetailedErrors = false;
+            // The first is the outermost: the result's metrics are recorded inside the error mapping.
             options.Interceptors.Add<GrpcErrorInterceptor>();
+            options.Interceptors.Add<GrpcResultMetricsInterceptor>();
         });
+        builder.Services.AddSingleton<GrpcResultMetricsInterceptor>();
         builder.Services.AddGrpcReflection();
         builder.Services.AddGrpcHealthChecks(options =>
         {

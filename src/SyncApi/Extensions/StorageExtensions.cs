@@ -23,7 +23,8 @@ public static class StorageExtensions
     {
         builder.AddResilience();
         var services = builder.Services;
-        services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName);
+        services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName)
+            .PostConfigure(storage => storage.DefaultEmbeddedFor(builder.Environment.EnvironmentName));
         services.AddValidatedOptions<DemoOptions>(DemoOptions.SectionName);
         // The purge jobs read Sync's retention and batches; the stores tell live pull's signals of their commits (when it is added).
         services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);

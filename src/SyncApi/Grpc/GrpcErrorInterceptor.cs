@@ -1,10 +1,7 @@
 using System.Diagnostics;
 using Grpc.Core;
 using Grpc.Core.Interceptors;
-using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.Domain.Collections;
-using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
@@ -12,7 +9,8 @@ namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
 /// The one place where the application's rejections become gRPC statuses, for every method of every
-/// service. The call's deadline also narrows the request's database budget here, so a storage call
+/// service: the rows of <see cref="RejectionKinds"/> (the table REST's problems come from too), and a watch the
+/// instance refused. The call's deadline also narrows the request's database budget here, so a storage call
 /// never outlives the deadline by more than <see cref="DeadlineGrace"/>; the grace lets the deadline,
 /// not the storage timeout, decide the status. A failure after the deadline has passed is
 /// DEADLINE_EXCEEDED, a failure after the client left is CANCELLED, and an exception not listed here
@@ -56,28 +54,20 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
     }
 
     /// <summary>The status a domain exception maps to, or null for one the application does not know.</summary>
-    internal static RpcException? Classify(Exception exception) => exception switch
+    internal static RpcException? Classify(Exception exception) => RejectionKinds.Of(exception) is { } kind ? Rejected(kind, exception) : exception switch
     {
-        InvalidRequestException invalid => new RpcException(new Status(StatusCode.InvalidArgument, $"{invalid.Field}: {invalid.Message}")),
-        ResourceNotFoundException notFound => new RpcException(new Status(StatusCode.NotFound, notFound.Message)),
-        AccessDeniedException denied => new RpcException(new Status(StatusCode.PermissionDenied, denied.Message)),
-        // Not RESOURCE_EXHAUSTED: clients retry that one, and the same batch would fail again.
-        BatchTooLargeException tooLarge => new RpcException(new Status(StatusCode.InvalidArgument, $"{BatchTooLargeException.Field}: {tooLarge.Message}")),
-        TooManyRevokedDevicesException tooMany => new RpcException(new Status(StatusCode.FailedPrecondition, tooMany.Message)),
-        HighlightQuotaExceededException quota => new RpcException(new Status(StatusCode.FailedPrecondition, quota.Message)),
-        TombstoneQuotaExceededException tombstones => new RpcException(new Status(StatusCode.FailedPrecondition, $"{TombstoneQuotaExceededException.Setting}: {tombstones.Message}")),
-        CollectionBoundExceededException bound => new RpcException(new Status(StatusCode.FailedPrecondition, $"{bound.Setting}: {bound.Message}")),
-        SyncTokenExpiredException expired => new RpcException(new Status(StatusCode.FailedPrecondition, $"{SyncTokens.Field}: {expired.Message}")),
-        StorageUnavailableException unavailable => new RpcException(
-            new Status(StatusCode.Unavailable, unavailable.Message), Pushback(unavailable.RetryAfter)),
-        InstanceOverloadedException overloaded => new RpcException(
-            new Status(StatusCode.Unavailable, overloaded.Message), Pushback(overloaded.RetryAfter)),
         // The user's own devices fill its budget (as one device over its rate); anything else is the instance's.
         WaitRefusedException refused => new RpcException(
             new Status(refused.Reason is WaitAdmission.UserFull or WaitAdmission.DeviceFull ? StatusCode.ResourceExhausted : StatusCode.Unavailable, refused.Message),
             Pushback(refused.RetryAfter)),
         _ => null,
     };
+
+    private static RpcException Rejected(RejectionKind kind, Exception exception)
+    {
+        var status = new Status(kind.GrpcStatus, kind.GrpcMessage(exception));
+        return kind.RetryAfter?.Invoke(exception) is { } retryAfter ? new RpcException(status, Pushback(retryAfter)) : new RpcException(status);
+    }
 
     internal static Metadata Pushback(TimeSpan retryAfter)
     {

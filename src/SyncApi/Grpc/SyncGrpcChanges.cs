@@ -45,7 +45,7 @@ internal static class SyncGrpcChanges
 
     public static PullChangesResponse ToMessage(SyncChangePage page)
     {
-        var message = new PullChangesResponse { SyncToken = page.SyncToken, HasMore = page.HasMore };
+        var message = new PullChangesResponse { SyncToken = page.SyncToken, HasMore = page.HasMore, PageOfSync = page.PageOfSync };
         AddChanges(message.Changes, page);
         return message;
     }
@@ -53,7 +53,10 @@ internal static class SyncGrpcChanges
     /// <summary>A page of a watch; a heartbeat has no changes and the last token.</summary>
     public static WatchChangesResponse ToWatchMessage(LivePage page)
     {
-        var message = new WatchChangesResponse { SyncToken = page.Page.SyncToken, HasMore = page.Page.HasMore, Heartbeat = page.Heartbeat };
+        var message = new WatchChangesResponse
+        {
+            SyncToken = page.Page.SyncToken, HasMore = page.Page.HasMore, Heartbeat = page.Heartbeat, PageOfSync = page.Page.PageOfSync,
+        };
         AddChanges(message.Changes, page.Page);
         return message;
     }

@@ -11,7 +11,6 @@ using Kobo.Sync.SyncApi.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
-using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.AspNetCore.Authorization;
 
 namespace Kobo.Sync.SyncApi.Grpc;
@@ -20,11 +19,12 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="HighlightSync"/>, <see cref="DeviceRegistry"/>,
 /// <see cref="ReadingStateSync"/>, <see cref="CollectionSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
 /// to the contract's messages. A call without a valid token never gets here: the authorization
-/// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>.
+/// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>; what the
+/// answers hold is measured in <see cref="GrpcResultMetricsInterceptor"/>.
 /// </summary>
 [Authorize]
 internal sealed class SyncGrpcService(
-    DeviceReads reads, HighlightSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock, SyncMetrics metrics,
+    DeviceReads reads, HighlightSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock,
     ReadingStateSync readingStates, KoboLinkRegistry koboLinks, CollectionSync collections, DeviceRegistry devices)
     : SyncService.SyncServiceBase
 {
@@ -46,7 +46,6 @@ internal sealed class SyncGrpcService(
     {
         var page = await reads.ListUserHighlightsAsync(
             Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
-        metrics.RecordHighlightsPage("ListUserHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 
@@ -55,7 +54,6 @@ internal sealed class SyncGrpcService(
         var page = await reads.ListBookHighlightsAsync(
             Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
             PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
-        metrics.RecordHighlightsPage("ListBookHighlights", Protocols.Grpc, page.Items.Count);
         return ToMessage(page);
     }
 
@@ -63,7 +61,6 @@ internal sealed class SyncGrpcService(
     {
         var results = await sync.PushAsync(
             Caller(context), RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), context.CancellationToken);
-        metrics.RecordPushResults(results);
         return SyncGrpcChanges.ToMessage(results);
     }
 
@@ -71,11 +68,6 @@ internal sealed class SyncGrpcService(
     {
         var page = await sync.PullAsync(
             Caller(context), RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize), context.CancellationToken);
-        if (!page.HasMore)
-        {
-            metrics.RecordPullPagesPerSync(Protocols.Grpc, page.PageOfSync);
-        }
-
         return SyncGrpcChanges.ToMessage(page);
     }
 
@@ -97,10 +89,6 @@ internal sealed class SyncGrpcService(
                 }
 
                 await responseStream.WriteAsync(SyncGrpcChanges.ToWatchMessage(page), context.CancellationToken);
-                if (!page.Heartbeat && !page.Page.HasMore && page.Page.Changes.Count > 0)
-                {
-                    metrics.RecordPullPagesPerSync(Protocols.Grpc, page.Page.PageOfSync);
-                }
             },
             context.CancellationToken);
 

@@ -101,7 +101,8 @@ public sealed class KoboDemoContentTests(DemoContentService demo) : IClassFixtur
     [InlineData("Host=db.internal;Database=kobo_sync", null, "true", true)]
     public void TheDemoOriginIsOnByDefaultOnlyInTheDemoRun(string? connectionString, string? seed, string? demoContent, bool on)
     {
-        var builder = WebApplication.CreateEmptyBuilder(new WebApplicationOptions());
+        // Development, as under dotnet run: the only environment where an empty connection string is the embedded server by default.
+        var builder = WebApplication.CreateEmptyBuilder(new WebApplicationOptions { EnvironmentName = "Development" });
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
             {
                 ["Storage:ConnectionString"] = connectionString,

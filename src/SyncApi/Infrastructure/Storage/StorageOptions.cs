@@ -1,15 +1,16 @@
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 /// <summary>
-/// Where the service keeps its data. With no <see cref="ConnectionString"/> the service starts a
-/// private PostgreSQL server of its own (see <see cref="EmbeddedStorageOptions"/>), so a newcomer
-/// runs it with no setup; production sets a connection string (multi-host strings are passed through).
+/// Where the service keeps its data: the database of <see cref="ConnectionString"/> (multi-host strings are
+/// passed through). With none, in Development, the service starts a private PostgreSQL server of its own
+/// (see <see cref="EmbeddedStorageOptions"/>), so a newcomer runs it with no setup; in any other environment
+/// an empty connection string stops the start, unless <c>Storage:Embedded:Enabled</c> asks for that server.
 /// </summary>
 public sealed class StorageOptions
 {
     public const string SectionName = "Storage";
 
-    /// <summary>An Npgsql connection string; empty starts the embedded server.</summary>
+    /// <summary>An Npgsql connection string; empty starts the embedded server where it is enabled (<see cref="EmbeddedStorageOptions.Enabled"/>).</summary>
     public string ConnectionString { get; set; } = string.Empty;
 
     /// <summary>
@@ -34,12 +35,35 @@ public sealed class StorageOptions
 
     public EmbeddedStorageOptions Embedded { get; set; } = new();
 
-    public bool UsesEmbeddedServer => string.IsNullOrWhiteSpace(ConnectionString);
+    public bool HasConnectionString => !string.IsNullOrWhiteSpace(ConnectionString);
+
+    /// <summary>The service runs on its private server: no connection string, and the server enabled.</summary>
+    public bool UsesEmbeddedServer => !HasConnectionString && Embedded.Enabled == true;
+
+    /// <summary>
+    /// <c>Storage:Embedded:Enabled</c> when the settings leave it out and give no connection string: on in
+    /// Development, off elsewhere, so a production host without its connection string fails to start instead
+    /// of keeping devices' writes in a throw-away database.
+    /// </summary>
+    public void DefaultEmbeddedFor(string environmentName)
+    {
+        if (!HasConnectionString)
+        {
+            Embedded.Enabled ??= string.Equals(environmentName, Environments.Development, StringComparison.OrdinalIgnoreCase);
+        }
+    }
 }
 
-/// <summary>The private server started when <c>Storage:ConnectionString</c> is empty.</summary>
+/// <summary>The private server started when <c>Storage:ConnectionString</c> is empty and the server is enabled.</summary>
 public sealed class EmbeddedStorageOptions
 {
+    /// <summary>
+    /// Start the private server when <c>Storage:ConnectionString</c> is empty (a connection string wins).
+    /// Left out: on in Development only (<see cref="StorageOptions.DefaultEmbeddedFor"/>). Benchmarks and
+    /// tests that want the private server in production mode set it to true.
+    /// </summary>
+    public bool? Enabled { get; set; }
+
     /// <summary>
     /// The data directory, relative to the working directory unless absolute. When the service runs as
     /// root the server runs as the <c>postgres</c> user, so every parent directory must be traversable

@@ -8,6 +8,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage;
 internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
 {
     private const string Embedded = StorageOptions.SectionName + ":" + nameof(StorageOptions.Embedded);
+    private const string ConnectionString = StorageOptions.SectionName + ":" + nameof(StorageOptions.ConnectionString);
     private const int MaxInstances = 1_000;
     private const int MaxReservedConnections = 10_000;
 
@@ -26,7 +27,7 @@ internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
 
         if (!string.IsNullOrWhiteSpace(options.ReadConnectionString))
         {
-            if (options.UsesEmbeddedServer)
+            if (!options.HasConnectionString)
             {
                 failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReadConnectionString)} needs {StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} too (the embedded server has no standbys).");
             }
@@ -42,7 +43,15 @@ internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
             }
         }
 
-        if (!options.UsesEmbeddedServer)
+        if (!options.HasConnectionString && options.Embedded.Enabled != true)
+        {
+            failures.Add(
+                $"{ConnectionString} is empty: set it to the database's Npgsql connection string, or set {Embedded}:{nameof(EmbeddedStorageOptions.Enabled)}=true " +
+                "to run on a private PostgreSQL server of the service's own (for trials and benchmarks: its data is nobody's backup; on by default in Development only).");
+            return Result(failures);
+        }
+
+        if (options.HasConnectionString)
         {
             try
             {

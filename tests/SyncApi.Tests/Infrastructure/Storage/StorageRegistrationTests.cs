@@ -21,19 +21,26 @@ namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
 /// <summary>AddStorage in a host of its own, as Program.cs will use it.</summary>
 public sealed class StorageRegistrationTests
 {
-    [Fact]
-    public async Task WithNoConnectionStringTheServiceStartsItsOwnServerMigratesSeedsAndStopsItOnShutdown()
+    [Theory]
+    [InlineData("Development", null)] // dotnet run
+    [InlineData("Production", "true")] // asked for explicitly
+    public async Task WithNoConnectionStringTheServiceStartsItsOwnServerInDevelopmentOrWhenEnabledMigratesSeedsAndStopsItOnShutdown(
+        string environment, string? enabled)
     {
         var port = LoopbackPorts.Free();
         var scratch = PostgresServer.NewScratchDirectory();
         var dataDirectory = Path.Combine(scratch, "data", "postgres");
         var logs = new LogLines();
         int pid;
-        await using (var app = await StartAsync(logs, new()
-        {
-            ["Storage:Embedded:DataDirectory"] = dataDirectory,
-            ["Storage:Embedded:Port"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture),
-        }))
+        await using (var app = await StartAsync(
+            logs,
+            new()
+            {
+                ["Storage:Embedded:DataDirectory"] = dataDirectory,
+                ["Storage:Embedded:Port"] = port.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                ["Storage:Embedded:Enabled"] = enabled,
+            },
+            environment))
         {
             var line = Assert.Single(logs.Lines, l => l.StartsWith("Storage: ", StringComparison.Ordinal));
             Assert.Equal($"Storage: Host=127.0.0.1;Port={port};Database=kobo_sync;Username=kobo", line);
@@ -145,9 +152,43 @@ public sealed class StorageRegistrationTests
     [InlineData("Storage:ReservedConnections", "-1", "Storage:ReservedConnections must be from 0 to 10000")]
     public async Task ABadSettingFailsTheStartNamingTheKey(string key, string value, string message)
     {
-        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => StartAsync(new LogLines(), new() { [key] = value }));
+        // The embedded server's settings count where it runs: asked for here, as the start is not Development's.
+        var settings = new Dictionary<string, string?> { [key] = value, ["Storage:Embedded:Enabled"] = key.StartsWith("Storage:Embedded:", StringComparison.Ordinal) ? "true" : null };
+
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => StartAsync(new LogLines(), settings));
 
         Assert.Contains(message, error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Production", null)]
+    [InlineData("Staging", "false")]
+    [InlineData("Development", "false")] // switched off where it is the default
+    public async Task WithoutTheEmbeddedServerAnEmptyConnectionStringFailsTheStartNamingTheKey(string environment, string? enabled)
+    {
+        var scratch = PostgresServer.NewScratchDirectory();
+        var dataDirectory = Path.Combine(scratch, "data", "postgres");
+
+        var error = await Assert.ThrowsAsync<OptionsValidationException>(() => StartAsync(
+            new LogLines(), new() { ["Storage:Embedded:DataDirectory"] = dataDirectory, ["Storage:Embedded:Enabled"] = enabled }, environment));
+
+        Assert.Contains("Storage:ConnectionString is empty", error.Message, StringComparison.Ordinal);
+        Assert.Contains("Storage:Embedded:Enabled", error.Message, StringComparison.Ordinal);
+        Assert.False(Directory.Exists(dataDirectory), "a server was started all the same");
+        PostgresServer.DeleteScratchDirectory(scratch);
+    }
+
+    [Theory]
+    [InlineData("Production", "true")] // a benchmark's script that exports the setting, then gives a command its database
+    [InlineData("Development", null)]
+    public void AConnectionStringWinsOverTheEmbeddedServer(string environment, string? enabled)
+    {
+        var options = new StorageOptions { ConnectionString = "Host=a;Database=d", Embedded = { Enabled = enabled is null ? null : bool.Parse(enabled) } };
+
+        options.DefaultEmbeddedFor(environment);
+
+        Assert.False(options.UsesEmbeddedServer);
+        Assert.True(new StorageOptionsValidator().Validate(null, options).Succeeded);
     }
 
     [Fact]
@@ -198,9 +239,9 @@ public sealed class StorageRegistrationTests
         Assert.IsType<Npgsql.NpgsqlMultiHostDataSource>(dataSource);
     }
 
-    private static async Task<WebApplication> StartAsync(LogLines logs, Dictionary<string, string?> settings)
+    private static async Task<WebApplication> StartAsync(LogLines logs, Dictionary<string, string?> settings, string environment = "Production")
     {
-        var builder = WebApplication.CreateBuilder(new WebApplicationOptions { EnvironmentName = "Production" });
+        var builder = WebApplication.CreateBuilder(new WebApplicationOptions { EnvironmentName = environment });
         builder.WebHost.UseTestServer();
         builder.Configuration.AddInMemoryCollection(settings);
         builder.Logging.ClearProviders().AddProvider(logs);

@@ -64,7 +64,7 @@ internal abstract class PeriodicPurgeService(
     }
 }
 
-/// <summary>The batch loop of a purge: one <paramref name="sql"/> statement per short transaction, until a batch comes back short.</summary>
+/// <summary>The batch loop of a purge: one statement per short transaction, until a batch comes back short.</summary>
 internal static class PurgeBatches
 {
     /// <summary>Runs batches of <paramref name="sql"/> (parameters: the cutoff, the batch size) until one deletes fewer than <paramref name="batchSize"/>; returns how many in all.</summary>

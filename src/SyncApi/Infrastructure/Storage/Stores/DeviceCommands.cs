@@ -37,7 +37,7 @@ internal static class DeviceCommands
     /// <summary>
     /// Runs <paramref name="knownSql"/> (a known device's update: $1 user_no, $2 device_id, and $3
     /// <paramref name="ackedSeq"/> when given); when it changes no row the device is new to the user, and
-    /// one batch adds it (<see cref="AddNew"/>).
+    /// one batch adds it (<see cref="AddNew(NpgsqlBatch, string, UserNo, string, DeviceBounds, long?)"/>).
     /// </summary>
     public static async Task UpdateOrAddAsync(
         NpgsqlDataSource dataSource, string knownSql, string newSql, UserNo user, string deviceId, long? ackedSeq, DeviceBounds bounds,

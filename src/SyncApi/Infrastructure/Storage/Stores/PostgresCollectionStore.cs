@@ -32,6 +32,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
 
         var snapshot = await LoadAsync(connection, transaction, user, ids, books, cancellationToken).ConfigureAwait(false);
         var writes = decide(snapshot);
+        long? changedUpTo = null;
         if (writes.Count > 0)
         {
             await using var batch = new NpgsqlBatch(connection, transaction);
@@ -73,12 +74,10 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
             }
 
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-            signals?.Committed(user, seq);
-            return true;
+            changedUpTo = seq;
         }
 
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        await transaction.CommitAndSignalAsync(signals, user, changedUpTo, cancellationToken).ConfigureAwait(false);
         return true;
     }
 
@@ -128,7 +127,6 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as Guid?;
     }
 
-    /// <summary>A collection read from the view's columns starting at <paramref name="first"/>.</summary>
     /// <summary>
     /// The collection stream of a pull (<see cref="CollectionQueries.Changes"/>) after <paramref name="after"/>'s
     /// collection position: for the device pull and Kobo library sync alike.
@@ -136,6 +134,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
     internal static NpgsqlBatchCommand ChangesCommand(UserNo user, SyncPosition after, int limit, long maxBytes) =>
         ChangeFeedBatch.Page(CollectionQueries.Changes, user, after.CollectionSeq, after.CollectionId, limit, maxBytes);
 
+    /// <summary>A collection read from the view's columns starting at <paramref name="first"/>.</summary>
     internal static Collection ReadView(NpgsqlDataReader reader, int first) => new(
         reader.GetGuid(first),
         reader.GetString(first + 1),

@@ -157,6 +157,7 @@ public sealed class PostgresKoreaderStore(NpgsqlDataSource dataSource, ICommitSi
         }
 
         var decision = decide(stored, storedMark);
+        long? changedUpTo = null;
         if (decision is { State: { } state, Mark: { } mark })
         {
             var store = new NpgsqlBatchCommand(ReadingStateQueries.Store)
@@ -191,12 +192,10 @@ public sealed class PostgresKoreaderStore(NpgsqlDataSource dataSource, ICommitSi
             };
             await using var batch = new NpgsqlBatch(connection, transaction) { BatchCommands = { store, storeMark } };
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
-            await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-            signals?.Committed(user, seq);
-            return true;
+            changedUpTo = seq;
         }
 
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        await transaction.CommitAndSignalAsync(signals, user, changedUpTo, cancellationToken).ConfigureAwait(false);
         return true;
     }
 

@@ -61,12 +61,7 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
             await batch.ExecuteNonQueryAsync(cancellationToken).ConfigureAwait(false);
         }
 
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-        if (decision.Writes)
-        {
-            signals?.Committed(user, seq);
-        }
-
+        await transaction.CommitAndSignalAsync(signals, user, decision.Writes ? seq : null, cancellationToken).ConfigureAwait(false);
         return lookup;
     }
 

@@ -67,7 +67,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             await StoreAndCommitAsync(
                 connection, transaction, user, writes, HighlightHoldings.Change(stored, writes), lastSeq.Value - ids.Count, cancellationToken)
                 .ConfigureAwait(false);
-            signals?.Committed(user, lastSeq.Value - ids.Count + writes.Count);
+            signals.SignalCommitted(user, lastSeq.Value - ids.Count + writes.Count);
         }
         else
         {
@@ -168,12 +168,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             },
         };
         var changed = await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is not null;
-        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
-        if (changed)
-        {
-            signals?.Committed(user, seq.Value);
-        }
-
+        await transaction.CommitAndSignalAsync(signals, user, changed ? seq.Value : null, cancellationToken).ConfigureAwait(false);
         return changed;
     }
 

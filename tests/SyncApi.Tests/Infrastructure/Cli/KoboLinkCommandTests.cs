@@ -1,10 +1,10 @@
 using System.Net;
-using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
+using Kobo.Sync.SyncApi.Infrastructure.Cli;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Configuration;
 
-namespace Kobo.Sync.SyncApi.Tests.KoboProtocol;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Cli;
 
 /// <summary><c>token --kobo-link</c> makes a link in the database for development and prints its apiEndpoint.</summary>
 public sealed class KoboLinkCommandTests(KoboServiceDatabase db) : IClassFixture<KoboServiceDatabase>

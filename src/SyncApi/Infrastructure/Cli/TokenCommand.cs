@@ -1,16 +1,17 @@
 using System.CommandLine;
 using System.Globalization;
 using Kobo.Sync.SyncApi.Extensions;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
+namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
 
 /// <summary>
 /// <c>token --user N [--device ID] [--hours H]</c> prints one device token signed with the configured
 /// <c>Auth:SigningKey</c>; <c>token --users FROM-TO</c> prints <c>userNo TAB token</c> lines, one per user,
 /// for load runs. Nothing else starts: no listener, no database. With <c>--kobo-link</c> it prints a Kobo
-/// link instead (<see cref="KoboProtocol.KoboLinkCommand"/>), which needs the database.
+/// link instead (<see cref="KoboLinkCommand"/>), which needs the database.
 /// </summary>
 public static class TokenCommand
 {
@@ -34,7 +35,7 @@ public static class TokenCommand
             Description = "Lifetime in hours, above 0 and at most Auth:MaxTokenLifetimeHours.",
             DefaultValueFactory = _ => 24.0,
         };
-        var koboLink = new Option<bool>(KoboProtocol.KoboLinkCommand.Option)
+        var koboLink = new Option<bool>(KoboLinkCommand.Option)
         {
             Description = "Make a Kobo link in the database and print its api_endpoint instead (see token --kobo-link --help).",
         };

@@ -1,6 +1,6 @@
 using System.CommandLine;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
+namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
 
 /// <summary>
 /// Runs one of the service's commands (System.CommandLine, as the simulator's): <c>--help</c> answers at

@@ -1,7 +1,7 @@
 using Kobo.Sync.SyncApi.Extensions;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
+namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
 
 /// <summary>
 /// The settings of the service's commands (<c>token</c>, <c>token --kobo-link</c>), bound and checked as
@@ -36,6 +36,10 @@ internal sealed class CommandSettings : IDisposable
             return false;
         }
     }
+
+    /// <summary>The environment the service would run in with these settings (ASP.NET Core's default: Production).</summary>
+    public static string EnvironmentName(IConfiguration configuration) =>
+        configuration[HostDefaults.EnvironmentKey] is { Length: > 0 } name ? name : Environments.Production;
 
     public void Dispose() => _services.Dispose();
 }

@@ -6,6 +6,7 @@ using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
@@ -13,7 +14,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
+namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
 
 /// <summary>
 /// <c>token --kobo-link --user N [--device ID]</c>: for development, makes a Kobo link for the user's
@@ -70,7 +71,8 @@ public static class KoboLinkCommand
         {
             services.AddValidatedOptions<KoboOptions, KoboOptionsValidator>(KoboOptions.SectionName);
             services.AddValidatedOptions<EndpointsOptions, EndpointsOptionsValidator>(EndpointsOptions.SectionName);
-            services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName);
+            services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName)
+                .PostConfigure(storage => storage.DefaultEmbeddedFor(CommandSettings.EnvironmentName(configuration)));
             services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
             // The lifetimes only: no signing key is needed to make a link.
             services.AddValidatedOptions<DeviceTokenOptions>(DeviceTokenOptions.SectionName);

@@ -1,8 +1,8 @@
-using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Cli;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Configuration;
 
-namespace Kobo.Sync.SyncApi.Tests.Apis;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Cli;
 
 /// <summary>The documented <c>token</c> command mints tokens the service accepts.</summary>
 public sealed class TokenCommandTests : IDisposable

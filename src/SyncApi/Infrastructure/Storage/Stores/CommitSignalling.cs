@@ -1,0 +1,28 @@
+using Kobo.Sync.Domain.Ids;
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+
+/// <summary>
+/// The one place a store tells live pull of a commit (<see cref="ICommitSignals"/>): after the commit, never
+/// before it, and only when the transaction changed the user's sync data.
+/// </summary>
+internal static class CommitSignalling
+{
+    /// <summary>Commits, then tells <paramref name="signals"/> when <paramref name="changedUpTo"/> (the user's last change sequence written) is set.</summary>
+    public static async Task CommitAndSignalAsync(
+        this NpgsqlTransaction transaction, ICommitSignals? signals, UserNo user, long? changedUpTo, CancellationToken cancellationToken)
+    {
+        await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
+        signals.SignalCommitted(user, changedUpTo);
+    }
+
+    /// <summary>For a transaction already committed: tells <paramref name="signals"/> when <paramref name="changedUpTo"/> is set.</summary>
+    public static void SignalCommitted(this ICommitSignals? signals, UserNo user, long? changedUpTo)
+    {
+        if (changedUpTo is { } seq)
+        {
+            signals?.Committed(user, seq);
+        }
+    }
+}
