@@ -1,9 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Reports;
-using Kobo.Sync.DeviceSimulator.Tests.Support;
-using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 
@@ -67,12 +64,5 @@ public sealed class GeneratorVerdictRunTests(SeededServiceFixture service) : IDi
         }
     }
 
-    private Task<int> RunAsync(params string[] extra) =>
-        SimulatorCommands.Build().Parse(
-        [
-            "run", "--profile", RepositoryRoot.Profile("smoke"),
-            "--rest", service.Rest.ToString(), "--grpc", service.Grpc.ToString(), "--postgres", service.ConnectionString,
-            "--signing-key", TestTokens.SigningKey, "--heaviest", service.HeaviestUsers, "--out", _results,
-            .. extra,
-        ]).InvokeAsync();
+    private Task<int> RunAsync(params string[] extra) => service.RunSmokeAsync([.. extra, "--out", _results]);
 }

@@ -1,10 +1,8 @@
 using System.Globalization;
-using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
-using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 
@@ -18,12 +16,7 @@ public sealed class ReportInBrowserTests(SeededServiceFixture service)
         // Kept under load/results (git-ignored) like any run, with the screenshot beside the report.
         var results = Path.Combine(RepositoryRoot.Path, "load", "results",
             "smoke-test-" + DateTime.UtcNow.ToString("yyyyMMdd-HHmmss", CultureInfo.InvariantCulture));
-        var exit = await SimulatorCommands.Build().Parse(
-        [
-            "run", "--profile", RepositoryRoot.Profile("smoke"),
-            "--rest", service.Rest.ToString(), "--grpc", service.Grpc.ToString(), "--postgres", service.ConnectionString,
-            "--signing-key", TestTokens.SigningKey, "--heaviest", service.HeaviestUsers, "--out", results,
-        ]).InvokeAsync();
+        var exit = await service.RunSmokeAsync("--out", results);
         var result = ResultJson.Read(Path.Combine(results, "result.json"));
         Assert.True(result.Passed, result.Verdict);
         // PASS, or NOT PROVEN when the generator was saturated (the suite shares two cores): the page shows which.

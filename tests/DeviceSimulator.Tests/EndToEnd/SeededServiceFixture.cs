@@ -1,4 +1,6 @@
+using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Seeding;
+using Kobo.Sync.DeviceSimulator.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
@@ -19,6 +21,16 @@ public sealed class SeededServiceFixture : IAsyncLifetime
     public Uri Grpc { get; } = new($"http://127.0.0.1:{LoopbackPorts.Free()}");
 
     public string HeaviestUsers { get; } = Path.Combine(Path.GetTempPath(), $"kobo-sim-heaviest-{Guid.NewGuid():N}.tsv");
+
+    /// <summary>The smoke profile through the simulator's command line against this service, with <paramref name="extra"/> options.</summary>
+    public Task<int> RunSmokeAsync(params string[] extra) =>
+        SimulatorCommands.Build().Parse(
+        [
+            "run", "--profile", RepositoryRoot.Profile("smoke"),
+            "--rest", Rest.ToString(), "--grpc", Grpc.ToString(), "--postgres", ConnectionString,
+            "--signing-key", TestTokens.SigningKey, "--heaviest", HeaviestUsers,
+            .. extra,
+        ]).InvokeAsync();
 
     public async Task InitializeAsync()
     {

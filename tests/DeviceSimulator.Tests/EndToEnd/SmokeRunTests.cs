@@ -93,12 +93,5 @@ public sealed class SmokeRunTests(SeededServiceFixture service) : IDisposable
         }
     }
 
-    private Task<int> RunAsync(params string[] extra) =>
-        SimulatorCommands.Build().Parse(
-        [
-            "run", "--profile", RepositoryRoot.Profile("smoke"),
-            "--rest", service.Rest.ToString(), "--grpc", service.Grpc.ToString(), "--postgres", service.ConnectionString,
-            "--signing-key", TestTokens.SigningKey, "--heaviest", service.HeaviestUsers,
-            .. extra,
-        ]).InvokeAsync();
+    private Task<int> RunAsync(params string[] extra) => service.RunSmokeAsync(extra);
 }
