@@ -2,6 +2,7 @@ using System.Net;
 using CsCheck;
 using Kobo.Sync.SyncApi.Tests.Resilience;
 using Xunit.Abstractions;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 
@@ -12,6 +13,7 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// service's memory comes back. Alone, since the heap is measured.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class GrpcFuzzTests(FuzzedService service, ITestOutputHelper output) : IClassFixture<FuzzedService>
 {
     [Fact]

@@ -11,6 +11,7 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// gets a server error, every refusal is a problem+json with a detail, a refused request stores nothing.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class KoboAnnotationFuzzTests(FuzzedService service, ITestOutputHelper output) : IClassFixture<FuzzedService>
 {
     [Fact]

@@ -1,6 +1,7 @@
 using CsCheck;
 using Kobo.Sync.SyncApi.Tests.Resilience;
 using Xunit.Abstractions;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 
@@ -11,6 +12,7 @@ namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 /// the service's memory comes back. Alone, since the heap is measured.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class RestFuzzTests(FuzzedService service, ITestOutputHelper output) : IClassFixture<FuzzedService>
 {
     [Fact]

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.Text;
 using Kobo.Sync.SyncApi.Tests.Resilience;
 using Xunit.Abstractions;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Performance;
 
@@ -17,6 +18,7 @@ namespace Kobo.Sync.SyncApi.Tests.Performance;
 /// never asserted. Alone, since any other test's work would count too.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class AllocationBudgetTests(AllocationService service, ITestOutputHelper output) : IClassFixture<AllocationService>
 {
     /// <summary>

@@ -3,6 +3,7 @@ using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Polly.CircuitBreaker;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Resilience;
 
@@ -12,6 +13,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// must say so, and the service must come back by itself when the database does.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class DatabaseBlackHoleTests(ServiceBehindFaultProxy service, ITestOutputHelper output) : IClassFixture<ServiceBehindFaultProxy>
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;

@@ -17,6 +17,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// is served until the instance's budget is held (then 503 / UNAVAILABLE).
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class HeldAnswersTests(PostgresDatabase db) : IClassFixture<PostgresDatabase>
 {
     [Fact]

@@ -15,6 +15,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// the progress window once they stop arriving.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class HeldBodiesTests
 {
     private const long User = TricklingCalls.User;

@@ -17,6 +17,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// devices on other connections are served at their usual speed.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class Http2AbuseTests(SyncGrpcTestHost host, ITestOutputHelper output) : IClassFixture<SyncGrpcTestHost>
 {
     private const string GetUser = "/kobo.sync.v1.SyncService/GetUser";

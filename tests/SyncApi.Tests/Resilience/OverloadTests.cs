@@ -1,6 +1,7 @@
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Resilience;
 
@@ -10,6 +11,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// memory does not grow with the load it refuses.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class OverloadTests(OverloadTests.SmallCapacity service, ITestOutputHelper output) : IClassFixture<OverloadTests.SmallCapacity>
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;

@@ -12,6 +12,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// their usual speed even when the slow ones are three times what the slots and queue hold.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class SlowAuthenticatedBodiesTests(SlowAuthenticatedBodiesTests.FewSlots service, ITestOutputHelper output) : IClassFixture<SlowAuthenticatedBodiesTests.FewSlots>
 {
     // Four requests at a time and four waiting: a handful of slow bodies would fill both.

@@ -1,6 +1,7 @@
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Resilience;
 
@@ -11,6 +12,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// connections. When the database is fast again, the service serves again by itself.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class SlowDatabaseTests(ServiceBehindFaultProxy service, ITestOutputHelper output) : IClassFixture<ServiceBehindFaultProxy>
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;

@@ -16,6 +16,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// memory given back.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class SlowReadersTests(SlowReadersTests.FewSlots service, ITestOutputHelper output) : IClassFixture<SlowReadersTests.FewSlots>
 {
     private const int Slots = 4;

@@ -12,6 +12,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// connections these calls leave behind do not disturb the read tests' circuit.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class SyncDuringDatabaseBlackHoleTests(ServiceBehindFaultProxy service) : IClassFixture<ServiceBehindFaultProxy>
 {
     private const long User = ServiceBehindFaultProxy.UnknownUser;

@@ -13,6 +13,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// whole requests keep being served at their usual speed (the service's default capacity).
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class UnauthenticatedTricklingTests(SyncGrpcTestHost host, ITestOutputHelper output) : IClassFixture<SyncGrpcTestHost>
 {
     private const string Reset = "reset";

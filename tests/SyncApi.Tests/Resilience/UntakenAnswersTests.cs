@@ -17,6 +17,7 @@ namespace Kobo.Sync.SyncApi.Tests.Resilience;
 /// its connection, and the answer's memory is given back, while other devices are served meanwhile.
 /// </summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class UntakenAnswersTests(UntakenAnswersTests.ShortAnswerWait service, ITestOutputHelper output) : IClassFixture<UntakenAnswersTests.ShortAnswerWait>
 {
     private const long Reader = 4_200_002;

@@ -13,6 +13,7 @@ namespace Kobo.Sync.SyncApi.Tests.Rolling;
 /// addresses of their own on the loopback network (127.0.0.2, 127.0.0.3).
 /// </summary>
 [Collection(nameof(RollingCollection))]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class KoboLinksBehindTheBalancerTests(HaproxyFront front) : IClassFixture<HaproxyFront>
 {
     private const string Attacker = "127.0.0.2";

@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using Xunit.Abstractions;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Rolling;
 
@@ -14,6 +15,7 @@ namespace Kobo.Sync.SyncApi.Tests.Rolling;
 /// (rolls, default 1), for a longer measured run by hand.
 /// </summary>
 [Collection(nameof(RollingCollection))]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed partial class ServiceRollingUpgradeTests(HaproxyFront front, ITestOutputHelper output) : IClassFixture<HaproxyFront>
 {
     [HaproxyFact]

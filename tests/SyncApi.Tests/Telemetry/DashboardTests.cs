@@ -5,6 +5,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
 /// <summary>The Grafana dashboard under deploy/dashboards, checked against a real Prometheus scraping the running service.</summary>
 [Collection(TelemetryCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed partial class DashboardTests(ScrapedService service) : IClassFixture<ScrapedService>
 {
     private static readonly TimeSpan ScrapeWait = TimeSpan.FromSeconds(20);

@@ -8,6 +8,8 @@ using RpcException = Grpc.Core.RpcException;
 namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
 [Collection(TelemetryCollection.Name)]
+
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class MetricsEndpointTests(SyncGrpcTestHost host) : IClassFixture<SyncGrpcTestHost>
 {
     [Fact]

@@ -13,6 +13,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
 /// <summary>OTLP export follows the standard OTEL_EXPORTER_OTLP_ENDPOINT variable: off and silent without it, all three signals with it.</summary>
 [Collection(TelemetryCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class OtlpExportTests
 {
     [Fact]

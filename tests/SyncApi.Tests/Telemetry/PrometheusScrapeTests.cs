@@ -6,6 +6,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
 /// <summary>A real Prometheus scrapes the running service; what it stored is read back through its query API.</summary>
 [Collection(TelemetryCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class PrometheusScrapeTests(ScrapedService service) : IClassFixture<ScrapedService>
 {
     private static readonly TimeSpan ScrapeWait = TimeSpan.FromSeconds(20);

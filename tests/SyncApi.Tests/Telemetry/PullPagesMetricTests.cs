@@ -11,6 +11,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 /// process publishes to the same meter name, so exact counts need the other services quiet.
 /// </summary>
 [Collection(TelemetryCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class PullPagesMetricTests(SyncServiceDatabase db) : IClassFixture<SyncServiceDatabase>
 {
     private static readonly DateTimeOffset T0 = DateTimeOffset.UtcNow.AddHours(-1);

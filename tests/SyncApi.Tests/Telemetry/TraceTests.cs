@@ -7,6 +7,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry;
 
 /// <summary>One request, one trace: the server span, a span per database command under it, and the same trace id in the request's log line.</summary>
 [Collection(TelemetryCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class TraceTests(TracedService service) : IClassFixture<TracedService>
 {
     [Fact]

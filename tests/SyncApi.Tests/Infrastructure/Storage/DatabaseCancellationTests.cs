@@ -1,10 +1,12 @@
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Tests.Resilience;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;
 
 /// <summary>The cancellers are shared by the process: alone, so other classes' faults do not hold them.</summary>
 [Collection(MeasuredAloneCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class DatabaseCancellationTests
 {
     private static readonly TimeSpan Settle = TimeSpan.FromSeconds(5);

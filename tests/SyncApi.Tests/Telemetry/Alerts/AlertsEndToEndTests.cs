@@ -1,6 +1,7 @@
 using Kobo.Sync.SyncApi.Tests.Telemetry.Support;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
+using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Telemetry.Alerts;
 
@@ -11,6 +12,7 @@ namespace Kobo.Sync.SyncApi.Tests.Telemetry.Alerts;
 /// are printed (docs/operations.md, "Measured end to end").
 /// </summary>
 [Collection(TelemetryCollection.Name)]
+[Trait(AloneRun.Trait, AloneRun.Value)]
 public sealed class AlertsEndToEndTests(MonitoredService monitored, ITestOutputHelper output) : IClassFixture<MonitoredService>
 {
     private const string Page = "page";
