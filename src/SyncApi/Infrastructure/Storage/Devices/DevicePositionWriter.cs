@@ -31,6 +31,9 @@ internal sealed partial class DevicePositionWriter(
 
     // By user, then device: a device list takes its user's entries without a scan.
     private readonly Dictionary<long, Dictionary<string, DevicePull>> _pending = [];
+
+    /// <summary>One write of everything held at a time, so a flush returns only once what was held before it is written.</summary>
+    private readonly SemaphoreSlim _flushing = new(1, 1);
     private int _count;
     private long _dropped;
     private long _droppedSinceLog;
@@ -70,8 +73,24 @@ internal sealed partial class DevicePositionWriter(
         }
     }
 
-    /// <summary>Writes every entry held now; what fails stays for the next write.</summary>
+    /// <summary>
+    /// Writes every entry held now; what fails stays for the next write. Returns once every entry held
+    /// when it was called is written or held again, including those a flush already running took.
+    /// </summary>
     public async Task FlushAllAsync(CancellationToken cancellationToken)
+    {
+        await _flushing.WaitAsync(cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await FlushHeldAsync(cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            _flushing.Release();
+        }
+    }
+
+    private async Task FlushHeldAsync(CancellationToken cancellationToken)
     {
         List<DevicePull> all;
         lock (_pending)
@@ -125,6 +144,12 @@ internal sealed partial class DevicePositionWriter(
         {
             // The stop writes what is left.
         }
+    }
+
+    public override void Dispose()
+    {
+        _flushing.Dispose();
+        base.Dispose();
     }
 
     public override async Task StopAsync(CancellationToken cancellationToken)
