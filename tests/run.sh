@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole Kobo.Sync test suite from a clean checkout.
 # Installs the Terraform parser the deploy tests use (npm), builds, runs every test project in two
-# test processes side by side (the service's tests that run in parallel, then the simulator's; beside
-# them the service's tests that run alone, then the deploy and domain tests), and ends with one summary
+# test processes side by side (the service's tests that run in parallel, then the deploy and domain
+# tests; beside them the service's tests that run alone, then the simulator's), and ends with one summary
 # line: "tests: N passed, N failed, N skipped".
 # Extra arguments go to one `dotnet test` of the whole solution (for example: --filter "FullyQualifiedName~Deploy").
 set -euo pipefail
@@ -44,19 +44,19 @@ else
   # Two test processes side by side. The service's classes that must not share their process with another
   # class's service (trait Runs=Alone: measured alone, telemetry, rolling upgrades) run one after another,
   # which leaves a core idle: they get a process of their own, beside the one that runs the rest in parallel.
-  echo "==> dotnet test: the service's tests in parallel, then the simulator's (lines marked [parallel]),"
-  echo "    beside the service's tests that run alone, then the deploy and domain tests"
+  echo "==> dotnet test: the service's tests in parallel, then the deploy and domain tests (lines marked"
+  echo "    [parallel]), beside the service's tests that run alone, then the simulator's"
   (
     code=0
     tests parallel tests/SyncApi.Tests --filter "Runs!=Alone" || code=1
-    tests simulator tests/DeviceSimulator.Tests || code=1
+    tests deploy tests/Deploy.Tests || code=1
+    tests domain tests/Domain.Tests || code=1
     echo "$code" >"$results/parallel.code"
   ) 2>&1 | sed -u 's/^/[parallel] /' &
   parallel=$!
   code=0
   tests alone tests/SyncApi.Tests --filter "Runs=Alone" || code=1
-  tests deploy tests/Deploy.Tests || code=1
-  tests domain tests/Domain.Tests || code=1
+  tests simulator tests/DeviceSimulator.Tests || code=1
   wait "$parallel"
   status=0
   if [ "$code" -ne 0 ] || [ "$(cat "$results/parallel.code" 2>/dev/null)" != 0 ]; then status=1; fi
