@@ -51,9 +51,8 @@ public sealed class FuzzedService : PostgresDatabase
             ["Serilog:MinimumLevel:Default"] = "Warning",
             // Download URLs and cover redirects name it; nothing follows them.
             ["Kobo:ContentBaseUrl"] = "http://127.0.0.1:9/content",
-            // The verdicts judge how each input is answered, not how fast the database is: on a busy
-            // machine a slow answer must not become a 503 the input did not cause.
-            ["Resilience:RequestBudgetMs"] = "10000",
+            // The verdicts judge how each input is answered, not how fast the database is.
+            ["Resilience:RequestBudgetMs"] = SyncApiFactory.FunctionalRequestBudgetMs,
         });
         World = await FuzzWorld.CreateAsync(Host);
     }

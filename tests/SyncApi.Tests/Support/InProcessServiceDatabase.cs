@@ -42,15 +42,11 @@ public abstract class InProcessServiceDatabase : PostgresDatabase
         await base.DisposeAsync();
     }
 
-    /// <summary>
-    /// The fixture's own service: what these tests check is what the service answers, not how long
-    /// the database takes, so a request may wait 10 s for it instead of the default 1 s: on a busy
-    /// machine a slow answer must not turn into a 503 the test did not ask for.
-    /// </summary>
+    /// <summary>The fixture's own service, with <see cref="SyncApiFactory.FunctionalRequestBudgetMs"/>.</summary>
     private static Dictionary<string, string?> FunctionalSettings(string connectionString)
     {
         var settings = TestTokens.ServiceSettings(connectionString);
-        settings["Resilience:RequestBudgetMs"] = "10000";
+        settings["Resilience:RequestBudgetMs"] = SyncApiFactory.FunctionalRequestBudgetMs;
         return settings;
     }
 

@@ -14,6 +14,13 @@ namespace Kobo.Sync.SyncApi.Tests.Support;
 /// </summary>
 public sealed class SyncApiFactory(IReadOnlyDictionary<string, string?>? settings = null) : WebApplicationFactory<Program>
 {
+    /// <summary>
+    /// The request budget of the functional fixtures' services: what those tests check is the answer, not
+    /// how fast the database gives it, so a request may wait 10 s for it instead of the default 1 s, and a
+    /// busy machine does not turn a slow answer into a 503 the test did not ask for. Tests of the budget set their own.
+    /// </summary>
+    public const string FunctionalRequestBudgetMs = "10000";
+
     public CapturedLogs Logs { get; } = new();
 
     /// <summary>

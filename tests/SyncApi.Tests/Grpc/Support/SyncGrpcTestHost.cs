@@ -29,10 +29,8 @@ public sealed class SyncGrpcTestHost : IDisposable
             ["Endpoints:Grpc"] = GrpcAddress.ToString().TrimEnd('/'),
             ["Endpoints:Rest"] = RestAddress.ToString().TrimEnd('/'),
             ["Storage:ConnectionString"] = connectionString,
-            // What a functional test checks is the answer, not how fast the database gives it: on a busy
-            // machine a slow answer must not become a 503 the test did not ask for. Tests of the budget
-            // set their own in settings, which come last.
-            ["Resilience:RequestBudgetMs"] = "10000",
+            // Tests of the budget set their own in settings, which come last.
+            ["Resilience:RequestBudgetMs"] = SyncApiFactory.FunctionalRequestBudgetMs,
         };
         _factory = new SyncApiFactory(effective)
         {
