@@ -21,7 +21,9 @@ public sealed partial class RollingDevices
         var clock = Stopwatch.StartNew();
         while (_waiterTokens.Any(token => token is null))
         {
-            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(120), "the waiting devices did not get their first sync token within 120 s");
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(120), string.Create(CultureInfo.InvariantCulture,
+                $"{_waiterTokens.Count(token => token is null)} of {_users} waiting devices did not get their first sync token within 120 s; " +
+                $"{_reconnects} reconnects, after: {string.Join("; ", _reconnectReasons.Distinct().Take(5))}"));
             await Task.Delay(50);
         }
     }
@@ -37,7 +39,8 @@ public sealed partial class RollingDevices
         while (!_stopWaiters.IsCancellationRequested)
         {
             var since = _waiterTokens[user - 1];
-            var query = $"?wait={WaitSeconds}&pageSize=500" + (since is null ? string.Empty : "&since=" + Uri.EscapeDataString(since));
+            // The first pull takes the device's token at once, as a device's first sync does; later ones wait.
+            var query = since is null ? "?pageSize=500" : $"?wait={WaitSeconds}&pageSize=500&since=" + Uri.EscapeDataString(since);
             TimeSpan? pause = null;
             try
             {
