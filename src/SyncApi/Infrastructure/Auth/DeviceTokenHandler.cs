@@ -32,6 +32,8 @@ internal sealed class DeviceTokenHandler(
     internal const string FutureIssueTimeMessage = "The token's issue time (iat) lies in the future.";
     internal const string MissingIssueTimeMessage = "The token has no issue time (iat).";
     internal const string TooLongLifetimeMessage = "The token's lifetime (exp - iat) is longer than this service accepts.";
+    internal static readonly string MissingCallerMessage =
+        $"The token lacks a valid 'sub' (user number) or 'did' (device id: {DeviceIds.Rule}) claim.";
     internal const string MissingGrpcTokenMessage = "A bearer token is required in the authorization metadata.";
     private const string BearerPrefix = "Bearer ";
     private static readonly JsonWebTokenHandler Tokens = new() { MapInboundClaims = false };
@@ -55,9 +57,16 @@ internal sealed class DeviceTokenHandler(
 
         var now = TimeProvider.GetUtcNow();
         var tokenChars = header.AsSpan(BearerPrefix.Length).Trim();
-        return cache.TryGet(tokenChars, now, out var cached)
-            ? Checked(cached)
-            : ValidateAsync(tokenChars.ToString(), now);
+        if (cache.TryGet(tokenChars, now, out var cached))
+        {
+            return Checked(cached);
+        }
+
+        // A token of the issuer's own shape is read without the package; any other, or any doubt, goes to it.
+        var token = tokenChars.ToString();
+        return keys.Reader?.TryRead(token, now) is { } claims
+            ? Admit(token, claims, now)
+            : ValidateAsync(token, now);
     }
 
     private async Task<AuthenticateResult> ValidateAsync(string token, DateTimeOffset now)
@@ -75,37 +84,49 @@ internal sealed class DeviceTokenHandler(
 
         // Read from the token itself, not result.Claims: that builds a ClaimsIdentity of every claim first.
         if (result.SecurityToken is not JsonWebToken jwt
-            || StringClaim(jwt, DeviceAuthentication.UserClaim) is not { } userText || !UserNo.TryParse(userText, out var userNo)
-            || StringClaim(jwt, DeviceAuthentication.DeviceClaim) is not { } device || !DeviceIds.IsValid(device))
+            || StringClaim(jwt, DeviceAuthentication.UserClaim) is not { } user
+            || StringClaim(jwt, DeviceAuthentication.DeviceClaim) is not { } device
+            || !UserNo.TryParse(user, out _) || !DeviceIds.IsValid(device))
         {
-            return AuthenticateResult.Fail(
-                $"The token lacks a valid 'sub' (user number) or 'did' (device id: {DeviceIds.Rule}) claim.");
+            return AuthenticateResult.Fail(MissingCallerMessage);
         }
 
         // A revocation refuses the tokens issued up to it, and is kept only as long as such a token can
         // live: a token must say when it was issued, and live no longer than the service allows.
-        if (jwt.IssuedAt is var issuedAt && issuedAt == DateTime.MinValue)
+        if (jwt.IssuedAt == DateTime.MinValue)
         {
             return AuthenticateResult.Fail(MissingIssueTimeMessage);
         }
 
-        var issued = DateTimeOffset.FromUnixTimeSeconds(EpochTime.GetIntDate(issuedAt));
-        if (DateTimeOffset.FromUnixTimeSeconds(EpochTime.GetIntDate(result.SecurityToken.ValidTo)) - issued > keys.MaxLifetime)
+        var claims = new DeviceTokenClaims(user, device, EpochTime.GetIntDate(jwt.IssuedAt), EpochTime.GetIntDate(jwt.ValidTo));
+        return await Admit(token, claims, now);
+    }
+
+    /// <summary>The checks of the service's own on a token whose signature, issuer, audience and lifetime held; cached when it passes.</summary>
+    private Task<AuthenticateResult> Admit(string token, DeviceTokenClaims claims, DateTimeOffset now)
+    {
+        if (!UserNo.TryParse(claims.User, out var userNo) || !DeviceIds.IsValid(claims.Device))
         {
-            return AuthenticateResult.Fail(TooLongLifetimeMessage);
+            return Task.FromResult(AuthenticateResult.Fail(MissingCallerMessage));
+        }
+
+        var issued = DateTimeOffset.FromUnixTimeSeconds(claims.IssuedAt);
+        var validTo = DateTimeOffset.FromUnixTimeSeconds(claims.Expires);
+        if (validTo - issued > keys.MaxLifetime)
+        {
+            return Task.FromResult(AuthenticateResult.Fail(TooLongLifetimeMessage));
         }
 
         // One issued "later" by a clock that runs ahead would outlive the revocation of its device.
         if (issued > now + keys.Validation.ClockSkew)
         {
-            return AuthenticateResult.Fail(FutureIssueTimeMessage);
+            return Task.FromResult(AuthenticateResult.Fail(FutureIssueTimeMessage));
         }
 
-        List<Claim> claims = [new Claim(DeviceAuthentication.UserClaim, userText), new Claim(DeviceAuthentication.DeviceClaim, device)];
-        var validTo = new DateTimeOffset(DateTime.SpecifyKind(result.SecurityToken.ValidTo, DateTimeKind.Utc));
-        var principal = new ClaimsPrincipal(new DeviceIdentity(claims, new DeviceCaller(userNo, device), issued, validTo));
-        cache.Add(token, principal, result.SecurityToken.ValidTo, now);
-        return await Checked(principal);
+        List<Claim> identityClaims = [new Claim(DeviceAuthentication.UserClaim, claims.User), new Claim(DeviceAuthentication.DeviceClaim, claims.Device)];
+        var principal = new ClaimsPrincipal(new DeviceIdentity(identityClaims, new DeviceCaller(userNo, claims.Device), issued, validTo));
+        cache.Add(token, principal, validTo.UtcDateTime, now);
+        return Checked(principal);
     }
 
     /// <summary>A claim's value when the token holds it as a JSON string; null when absent or of another JSON type.</summary>

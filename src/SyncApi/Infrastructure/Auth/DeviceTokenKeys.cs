@@ -28,6 +28,7 @@ public sealed class DeviceTokenKeys
             algorithms = [SecurityAlgorithms.HmacSha256];
         }
 
+        Reader = SigningKey is null ? null : new Hs256DeviceTokenReader(SigningKey.Key, o.Issuer, o.Audience, TimeSpan.FromSeconds(o.ClockSkewSeconds));
         Issuer = o.Issuer;
         Audience = o.Audience;
         MaxLifetime = o.MaxTokenLifetime;
@@ -53,6 +54,9 @@ public sealed class DeviceTokenKeys
 
     /// <summary>The HS256 key, when one is configured; only it can mint tokens here.</summary>
     public SymmetricSecurityKey? SigningKey { get; }
+
+    /// <summary>The reader of the issuer's own HS256 token shape, when an HS256 key is configured.</summary>
+    internal Hs256DeviceTokenReader? Reader { get; }
 
     public string Issuer { get; }
 
