@@ -25,7 +25,9 @@ public class DeviceTokenAuthenticationBenchmarks
 
     private ServiceProvider _services = null!;
     private string[] _headers = null!;
+    private string[] _firstSeen = null!;
     private int _next;
+    private int _nextFirstSeen;
 
     [GlobalSetup]
     public async Task Setup()
@@ -53,6 +55,10 @@ public class DeviceTokenAuthenticationBenchmarks
             _headers[i] = "Bearer " + DevelopmentTokens.Mint(keys, i + 1, "bench", TimeSpan.FromHours(4));
         }
 
+        // Three times as many devices as the validated-token cache holds, in turn: each one's token is new to it.
+        _firstSeen = [.. Enumerable.Range(1, 3 * ValidatedTokenCache.Capacity)
+            .Select(i => "Bearer " + DevelopmentTokens.Mint(keys, i, "bench-new", TimeSpan.FromHours(4)))];
+
         // Every device has been seen once: the service's steady state.
         foreach (var _ in _headers)
         {
@@ -69,12 +75,19 @@ public class DeviceTokenAuthenticationBenchmarks
     [Benchmark]
     public Task<bool> JwtBearer() => AuthenticateAsync(JwtBearerScheme);
 
-    private async Task<bool> AuthenticateAsync(string scheme)
+    /// <summary>The handler with a token it has not seen: checked, its caller built and cached.</summary>
+    [Benchmark]
+    public Task<bool> DeviceTokenFirstSeen() =>
+        AuthenticateAsync(DeviceAuthentication.Scheme, _firstSeen[_nextFirstSeen++ % _firstSeen.Length]);
+
+    private Task<bool> AuthenticateAsync(string scheme) => AuthenticateAsync(scheme, _headers[_next++ % Devices]);
+
+    private async Task<bool> AuthenticateAsync(string scheme, string header)
     {
         // A request's own service scope and context, as ASP.NET Core gives every request.
         await using var scope = _services.CreateAsyncScope();
         var context = new DefaultHttpContext { RequestServices = scope.ServiceProvider };
-        context.Request.Headers.Authorization = _headers[_next++ % Devices];
+        context.Request.Headers.Authorization = header;
         var result = await context.AuthenticateAsync(scheme);
         return result.Succeeded ? true : throw new InvalidOperationException(result.Failure?.Message);
     }
