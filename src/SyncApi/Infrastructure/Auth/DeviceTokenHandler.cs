@@ -14,9 +14,10 @@ using GrpcStatusCode = Grpc.Core.StatusCode;
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 /// <summary>
-/// Authenticates a device by the bearer JWT in its <c>Authorization</c> header (never the URL), with
-/// the same <see cref="JsonWebTokenHandler"/> validation JwtBearer runs. A token that passed is kept
-/// in <see cref="ValidatedTokenCache"/> until it expires, so a device's repeated calls pay for the
+/// Authenticates a device by the bearer JWT in its <c>Authorization</c> header (never the URL). A token
+/// of the issuer's own HS256 shape is checked by <see cref="Hs256DeviceTokenReader"/>; any other goes to
+/// the same <see cref="JsonWebTokenHandler"/> validation JwtBearer runs. A token that passed is kept in
+/// <see cref="ValidatedTokenCache"/> until it expires, so a device's repeated calls pay for the
 /// signature check once.
 /// </summary>
 internal sealed class DeviceTokenHandler(

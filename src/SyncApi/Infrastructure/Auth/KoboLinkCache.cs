@@ -15,7 +15,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// A hash the store did not know cannot become a link later (a link's secret is 32 random bytes,
 /// shown only after its row is committed), and a revoked link stays revoked.</item>
 /// </list>
-/// Each kind is bounded (<see cref="ExpiringCache{TValue}"/>): when full it is emptied and refills from live traffic.
+/// Each kind is bounded (<see cref="ExpiringCache{TValue}"/>): its older half is dropped as it fills, and refills from live traffic.
 /// </summary>
 internal sealed class KoboLinkCache : IRevokedKoboLinks
 {

@@ -4,7 +4,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 /// <summary>
 /// Tokens that passed validation, with their principal, until the token expires. Bounded
-/// (<see cref="ExpiringCache{TValue}"/>): when full it is emptied and refills from live traffic, which costs one validation per device.
+/// (<see cref="ExpiringCache{TValue}"/>): its older half is dropped as it fills, which costs a dropped device one validation more.
 /// The bound covers the devices of the last minute or so, which is what a cache can give a fleet whose
 /// devices each sync once an hour: a device's session (its pages, its push, its second pull). An entry
 /// holds about 1.8 KB of managed heap (the token and its principal); at 100,000 entries, a release-gate
