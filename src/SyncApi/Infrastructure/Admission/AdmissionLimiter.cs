@@ -8,7 +8,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// <summary>
 /// The one limiter every request passes (ASP.NET Core rate limiting's global limiter), two limits
 /// chained: a concurrency limit with a bounded queue for the instance as a whole, then a token
-/// bucket per device (a Kobo link's bucket is its own, <c>Admission:PerKoboLink*</c>). Health probes pass both untouched: an overloaded instance must still say so.
+/// bucket per device (<see cref="DeviceRateLimiter"/>; a Kobo link's bucket is its own, <c>Admission:PerKoboLink*</c>). Health probes pass both untouched: an overloaded instance must still say so.
 /// A request refused by the first is answered 503, by the second 429 (<see cref="AdmissionRejection"/>).
 /// A live pull (<see cref="LiveRequests.IsLive"/>) passes the first without a slot: it may wait a minute
 /// for a change holding nothing, and takes a slot of the same limit around each database call instead.
@@ -23,31 +23,16 @@ internal static class AdmissionLimiter
         // The partitions' factories are made once: a lambda written inline in the partitioner would
         // be a new delegate (and closure) on every request.
         Func<string, RateLimiter> instance = _ => instanceAdmission.Limiter;
-        Func<string, TokenBucketRateLimiter> perDevice = _ => new TokenBucketRateLimiter(new TokenBucketRateLimiterOptions
-        {
-            TokenLimit = options.PerDeviceBurst,
-            TokensPerPeriod = options.PerDeviceRequestsPerSecond,
-            ReplenishmentPeriod = TimeSpan.FromSeconds(1),
-            QueueLimit = 0,
-            // No timer per device: the partitioned limiter's own heartbeat refills every bucket.
-            AutoReplenishment = false,
-        });
-        Func<string, TokenBucketRateLimiter> perKoboLink = _ => new TokenBucketRateLimiter(new TokenBucketRateLimiterOptions
-        {
-            TokenLimit = options.PerKoboLinkBurst,
-            TokensPerPeriod = options.PerKoboLinkRequestsPerSecond,
-            ReplenishmentPeriod = TimeSpan.FromSeconds(1),
-            QueueLimit = 0,
-            AutoReplenishment = false,
-        });
         var exempt = RateLimitPartition.GetNoLimiter(Exempt);
         var instancePartition = RateLimitPartition.Get(Instance, instance);
 
         return PartitionedRateLimiter.CreateChained(
             PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context) || LiveRequests.IsLive(context) ? exempt : instancePartition),
-            PartitionedRateLimiter.Create<HttpContext, string>(context => AdmissionRequests.DeviceOf(context) is { } device
-                ? RateLimitPartition.Get(device, device.StartsWith(KoboLinkAuthentication.AdmissionPrefix, StringComparison.Ordinal) ? perKoboLink : perDevice)
-                : exempt));
+            new DeviceRateLimiter(
+                new BucketShape(options.PerDeviceBurst, options.PerDeviceRequestsPerSecond),
+                new BucketShape(options.PerKoboLinkBurst, options.PerKoboLinkRequestsPerSecond),
+                KoboLinkAuthentication.AdmissionPrefix,
+                TimeProvider.System));
     }
 
     private static bool IsHealthProbe(HttpContext context) =>
