@@ -32,7 +32,10 @@ internal sealed partial class DevicePositionWriter(
     // By user, then device: a device list takes its user's entries without a scan.
     private readonly Dictionary<long, Dictionary<string, DevicePull>> _pending = [];
 
-    /// <summary>One write of everything held at a time, so a flush returns only once what was held before it is written.</summary>
+    /// <summary>
+    /// One write of everything held at a time, so a flush returns only once what was held before it is written.
+    /// Never disposed (it holds no wait handle): a host disposed while its stop still writes must not make that write throw.
+    /// </summary>
     private readonly SemaphoreSlim _flushing = new(1, 1);
     private int _count;
     private long _dropped;
@@ -144,12 +147,6 @@ internal sealed partial class DevicePositionWriter(
         {
             // The stop writes what is left.
         }
-    }
-
-    public override void Dispose()
-    {
-        _flushing.Dispose();
-        base.Dispose();
     }
 
     public override async Task StopAsync(CancellationToken cancellationToken)
