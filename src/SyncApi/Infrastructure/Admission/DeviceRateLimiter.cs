@@ -9,9 +9,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// second since its last refill, up to its burst, as <see cref="TokenBucketRateLimiter"/> does. The
 /// package's partitioned limiter refills every device's bucket on a heartbeat every 100 ms, which at a
 /// fleet's pace (each device seen once, a bucket kept 10 s) cost 5 % of the service's CPU at 100 syncs/s
-/// (docs/dependencies.md has the same-run comparison). A bucket idle for a generation
-/// (<see cref="GenerationSeconds"/>, longer than any bucket takes to fill) is full again, so it is
-/// dropped: the buckets of two generations at most are held, with no timer.
+/// (docs/dependencies.md has the same-run comparison). A bucket left untouched for a whole generation
+/// (<see cref="GenerationSeconds"/>) is dropped, and the device starts again with a full one, as the
+/// package drops a limiter idle for 10 s; with the default shapes a bucket is full again within 2 s
+/// anyway. So the buckets of two generations at most are held, with no timer.
 /// </summary>
 internal sealed class DeviceRateLimiter(BucketShape device, BucketShape koboLink, string koboLinkPrefix, TimeProvider clock)
     : PartitionedRateLimiter<HttpContext>
