@@ -5,8 +5,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
 /// <summary>
 /// A token bucket per device (<c>Admission:PerDevice*</c>; a Kobo link's key, <c>Admission:PerKoboLink*</c>),
-/// refilled when the device asks rather than by a timer: <c>TokensPerPeriod</c> tokens for each whole
-/// second since its last refill, up to its burst, as <see cref="TokenBucketRateLimiter"/> does. The
+/// refilled when the device asks rather than by a timer: the rate's share of a token for the time
+/// since its last refill, up to its burst, as <see cref="TokenBucketRateLimiter"/> without
+/// auto-replenishment refills on each call of its owner, and a refusal's wait worded as it words it. The
 /// package's partitioned limiter refills every device's bucket on a heartbeat every 100 ms, which at a
 /// fleet's pace (each device seen once, a bucket kept 10 s) cost 5 % of the service's CPU at 100 syncs/s
 /// (docs/dependencies.md has the same-run comparison). A bucket left untouched for a whole generation
@@ -73,34 +74,31 @@ internal sealed class DeviceRateLimiter(BucketShape device, BucketShape koboLink
             : current.GetOrAdd(key, static (_, state) => new Bucket(state.Shape.Burst, state.Now), (Shape: shape, Now: now));
     }
 
-    private sealed class Bucket(int tokens, long refilledAt)
+    private sealed class Bucket(double tokens, long refilledAt)
     {
         private readonly Lock _lock = new();
-        private int _tokens = tokens;
+        private double _tokens = tokens;
         private long _refilledAt = refilledAt;
 
-        /// <summary>Null when <paramref name="permits"/> were taken; otherwise how long until they could be.</summary>
+        /// <summary>Null when <paramref name="permits"/> were taken; otherwise when to come back.</summary>
         public TimeSpan? TryTake(int permits, BucketShape shape, long now, long frequency)
         {
             lock (_lock)
             {
-                var periods = (now - _refilledAt) / frequency;
-                if (periods > 0)
+                if (now > _refilledAt)
                 {
-                    _tokens = (int)Math.Min(shape.Burst, _tokens + (periods * shape.PerSecond));
-                    _refilledAt += periods * frequency;
+                    _tokens = Math.Min(shape.Burst, _tokens + ((now - _refilledAt) * (double)shape.PerSecond / frequency));
+                    _refilledAt = now;
                 }
 
-                if (_tokens >= permits)
+                if (_tokens >= permits && _tokens > 0)
                 {
                     _tokens -= permits;
                     return null;
                 }
 
-                // The next refill, and as many whole seconds after it as the shortfall needs.
-                var periodsNeeded = (permits - _tokens + shape.PerSecond - 1) / shape.PerSecond;
-                var untilNext = frequency - (now - _refilledAt);
-                return TimeSpan.FromSeconds((untilNext + ((periodsNeeded - 1) * frequency)) / (double)frequency);
+                // As the package words it: the whole seconds the missing tokens take, at least one.
+                return TimeSpan.FromSeconds(Math.Max((permits - (int)_tokens) / shape.PerSecond, 1));
             }
         }
     }
