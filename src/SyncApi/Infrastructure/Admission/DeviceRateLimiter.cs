@@ -18,7 +18,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 internal sealed class DeviceRateLimiter(BucketShape device, BucketShape koboLink, string koboLinkPrefix, TimeProvider clock)
     : PartitionedRateLimiter<HttpContext>
 {
-    /// <summary>How long a generation of buckets is kept current; a bucket untouched for this long is full.</summary>
+    /// <summary>How long a generation of buckets is kept current; a bucket untouched for a whole generation is dropped.</summary>
     public const int GenerationSeconds = 10;
 
     private static readonly RateLimitLease Granted = new Lease(true, null);
