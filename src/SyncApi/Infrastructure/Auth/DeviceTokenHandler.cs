@@ -86,24 +86,19 @@ internal sealed class DeviceTokenHandler(
         // Read from the token itself, not result.Claims: that builds a ClaimsIdentity of every claim first.
         if (result.SecurityToken is not JsonWebToken jwt
             || StringClaim(jwt, DeviceAuthentication.UserClaim) is not { } user
-            || StringClaim(jwt, DeviceAuthentication.DeviceClaim) is not { } device
-            || !UserNo.TryParse(user, out _) || !DeviceIds.IsValid(device))
+            || StringClaim(jwt, DeviceAuthentication.DeviceClaim) is not { } device)
         {
             return AuthenticateResult.Fail(MissingCallerMessage);
         }
 
-        // A revocation refuses the tokens issued up to it, and is kept only as long as such a token can
-        // live: a token must say when it was issued, and live no longer than the service allows.
-        if (jwt.IssuedAt == DateTime.MinValue)
-        {
-            return AuthenticateResult.Fail(MissingIssueTimeMessage);
-        }
-
-        var claims = new DeviceTokenClaims(user, device, EpochTime.GetIntDate(jwt.IssuedAt), EpochTime.GetIntDate(jwt.ValidTo));
-        return await Admit(token, claims, now);
+        long? issuedAt = jwt.IssuedAt == DateTime.MinValue ? null : EpochTime.GetIntDate(jwt.IssuedAt);
+        return await Admit(token, new DeviceTokenClaims(user, device, issuedAt, EpochTime.GetIntDate(jwt.ValidTo)), now);
     }
 
-    /// <summary>The checks of the service's own on a token whose signature, issuer, audience and lifetime held; cached when it passes.</summary>
+    /// <summary>
+    /// The service's own checks, in one order for both paths, on a token whose signature, issuer, audience and
+    /// lifetime held; cached when it passes.
+    /// </summary>
     private Task<AuthenticateResult> Admit(string token, DeviceTokenClaims claims, DateTimeOffset now)
     {
         if (!UserNo.TryParse(claims.User, out var userNo) || !DeviceIds.IsValid(claims.Device))
@@ -111,7 +106,14 @@ internal sealed class DeviceTokenHandler(
             return Task.FromResult(AuthenticateResult.Fail(MissingCallerMessage));
         }
 
-        var issued = DateTimeOffset.FromUnixTimeSeconds(claims.IssuedAt);
+        // A revocation refuses the tokens issued up to it, and is kept only as long as such a token can
+        // live: a token must say when it was issued, and live no longer than the service allows.
+        if (claims.IssuedAt is not { } issuedAt)
+        {
+            return Task.FromResult(AuthenticateResult.Fail(MissingIssueTimeMessage));
+        }
+
+        var issued = DateTimeOffset.FromUnixTimeSeconds(issuedAt);
         var validTo = DateTimeOffset.FromUnixTimeSeconds(claims.Expires);
         if (validTo - issued > keys.MaxLifetime)
         {

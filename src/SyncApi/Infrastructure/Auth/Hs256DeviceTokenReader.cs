@@ -7,10 +7,10 @@ using System.Text.Json;
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
 /// <summary>
-/// The claims of an HS256 device token the reader accepted: <c>sub</c> and <c>did</c> as written,
-/// <c>iat</c> and <c>exp</c> in Unix seconds.
+/// The claims of a device token whose signature, issuer, audience and lifetime held: <c>sub</c> and
+/// <c>did</c> as written, <c>iat</c> (null when absent) and <c>exp</c> in Unix seconds.
 /// </summary>
-internal readonly record struct DeviceTokenClaims(string User, string Device, long IssuedAt, long Expires);
+internal readonly record struct DeviceTokenClaims(string User, string Device, long? IssuedAt, long Expires);
 
 /// <summary>
 /// A validator for the one token shape this service's issuer writes (RFC 7519 with RFC 7515's compact
@@ -39,9 +39,9 @@ internal sealed class Hs256DeviceTokenReader(byte[] key, string issuer, string a
     public DeviceTokenClaims? TryRead(ReadOnlySpan<char> token, DateTimeOffset now)
     {
         var firstDot = token.IndexOf('.');
-        var secondDot = firstDot < 0 ? -1 : token[(firstDot + 1)..].IndexOf('.') + firstDot + 1;
-        if (token.Length > MaxTokenChars || firstDot <= 0 || secondDot <= firstDot + 1
-            || token.ContainsAnyExcept(CompactChars) || token[(secondDot + 1)..].Contains('.'))
+        var secondDot = token.LastIndexOf('.');
+        if (token.Length > MaxTokenChars || token.ContainsAnyExcept(CompactChars) || token.Count('.') != 2
+            || firstDot == 0 || secondDot == firstDot + 1)
         {
             return null;
         }
