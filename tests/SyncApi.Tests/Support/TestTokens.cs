@@ -48,13 +48,14 @@ public static class TestTokens
     }
 
     /// <summary>
-    /// A token whose payload is exactly <paramref name="payloadJson"/> (HS256 with <paramref name="key"/>),
-    /// for payloads no token library would write, such as one naming a claim twice.
+    /// A token whose payload is exactly <paramref name="payloadJson"/> and header <paramref name="headerJson"/>
+    /// (HS256 with <paramref name="key"/>, whatever the header says), for tokens no token library would
+    /// write, such as one naming a claim twice.
     /// </summary>
-    public static string SignedRaw(string payloadJson, string key = SigningKey)
+    public static string SignedRaw(string payloadJson, string key = SigningKey, string headerJson = """{"alg":"HS256","typ":"JWT"}""")
     {
         static string Segment(byte[] bytes) => Base64UrlEncoder.Encode(bytes);
-        var signed = $"{Segment("""{"alg":"HS256","typ":"JWT"}"""u8.ToArray())}.{Segment(Encoding.UTF8.GetBytes(payloadJson))}";
+        var signed = $"{Segment(Encoding.UTF8.GetBytes(headerJson))}.{Segment(Encoding.UTF8.GetBytes(payloadJson))}";
         using var hmac = new System.Security.Cryptography.HMACSHA256(Encoding.UTF8.GetBytes(key));
         return $"{signed}.{Segment(hmac.ComputeHash(Encoding.ASCII.GetBytes(signed)))}";
     }

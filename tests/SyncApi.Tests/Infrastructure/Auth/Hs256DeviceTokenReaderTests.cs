@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Security.Cryptography;
-using System.Text;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Options;
@@ -187,12 +186,10 @@ public sealed class Hs256DeviceTokenReaderTests
             return null;
         }
 
-        return new DeviceTokenClaims(sub, did, EpochTime.GetIntDate(jwt.IssuedAt), EpochTime.GetIntDate(jwt.ValidTo));
+        long? issuedAt = jwt.IssuedAt == DateTime.MinValue ? null : EpochTime.GetIntDate(jwt.IssuedAt);
+        return new DeviceTokenClaims(sub, did, issuedAt, EpochTime.GetIntDate(jwt.ValidTo));
     }
 
-    private static string Signed(string header, string payload, string key = TestTokens.SigningKey)
-    {
-        var signed = $"{Base64UrlEncoder.Encode(Encoding.UTF8.GetBytes(header))}.{Base64UrlEncoder.Encode(Encoding.UTF8.GetBytes(payload))}";
-        return $"{signed}.{Base64UrlEncoder.Encode(HMACSHA256.HashData(Encoding.UTF8.GetBytes(key), Encoding.ASCII.GetBytes(signed)))}";
-    }
+    private static string Signed(string header, string payload, string key = TestTokens.SigningKey) =>
+        TestTokens.SignedRaw(payload, key, header);
 }
