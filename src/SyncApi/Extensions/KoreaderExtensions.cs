@@ -17,7 +17,7 @@ public static class KoreaderExtensions
     public static WebApplicationBuilder AddKoreader(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<KoreaderOptions, KoreaderOptionsValidator>(KoreaderOptions.SectionName);
-        builder.Services.AddSingleton(sp => new PostgresKoreaderStore(sp.GetRequiredService<NpgsqlDataSource>(), sp.GetService<ICommitSignals>()));
+        builder.Services.AddSingleton(sp => new PostgresKoreaderStore(sp.GetRequiredService<NpgsqlDataSource>(), StorageExtensions.CommitSignalsOf(sp)));
         builder.Services.AddSingleton<IKoreaderStore, ResilientKoreaderStore>();
         builder.Services.AddSingleton<KoreaderLogins>();
         builder.Services.AddSingleton<IRevokedKoreaderLogins>(services => services.GetRequiredService<KoreaderLogins>());

@@ -8,6 +8,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.DependencyInjection.Extensions;
@@ -45,11 +46,15 @@ public static class StorageExtensions
             sp.GetService<SyncMetrics>()));
         services.AddSingleton<PostgresDeviceReadStore>();
         services.AddSingleton<IDeviceReadStore, ResilientDeviceReadStore>();
-        services.AddSingleton(sp => new PostgresSyncStore(sp.GetRequiredService<NpgsqlDataSource>(), sp.GetService<ICommitSignals>()));
+        // Device pulls, the Kobo library sync and reading-state reads: standbys that have the user's last write, else the primary.
+        services.AddSingleton(CreateStandbyReads);
+        services.AddSingleton(sp => new PostgresSyncStore(
+            sp.GetRequiredService<NpgsqlDataSource>(), CommitSignalsOf(sp), sp.GetRequiredService<StandbyReads>()));
         services.AddSingleton<ISyncStore, ResilientSyncStore>();
-        services.AddSingleton(sp => new PostgresReadingStateStore(sp.GetRequiredService<NpgsqlDataSource>(), sp.GetService<ICommitSignals>()));
+        services.AddSingleton(sp => new PostgresReadingStateStore(
+            sp.GetRequiredService<NpgsqlDataSource>(), CommitSignalsOf(sp), sp.GetRequiredService<StandbyReads>()));
         services.AddSingleton<IReadingStateStore, ResilientReadingStateStore>();
-        services.AddSingleton(sp => new PostgresCollectionStore(sp.GetRequiredService<NpgsqlDataSource>(), sp.GetService<ICommitSignals>()));
+        services.AddSingleton(sp => new PostgresCollectionStore(sp.GetRequiredService<NpgsqlDataSource>(), CommitSignalsOf(sp)));
         services.AddSingleton<ICollectionStore, ResilientCollectionStore>();
         services.AddHostedService<StorageStartup>();
         services.AddSingleton<TombstonePurge>();
@@ -65,5 +70,32 @@ public static class StorageExtensions
 
         services.AddHealthChecks().AddCheck<StorageHealthCheck>("storage", tags: [ServiceDefaultsExtensions.ReadyTag]);
         return builder;
+    }
+
+    /// <summary>
+    /// What a store tells of its commits: live pull's signals (when added) and, when device reads go to
+    /// standbys, the users' last writes those reads must see (<see cref="RecentWrites"/>, told first).
+    /// </summary>
+    public static ICommitSignals? CommitSignalsOf(IServiceProvider services)
+    {
+        var live = services.GetService<ICommitSignals>();
+        return services.GetRequiredService<StandbyReads>().Writes is not { } writes ? live
+            : live is null ? writes
+            : new CommitSignalsInOrder(writes, live);
+    }
+
+    private static StandbyReads CreateStandbyReads(IServiceProvider services)
+    {
+        var options = services.GetRequiredService<IOptions<StorageOptions>>().Value;
+        var primary = services.GetRequiredService<NpgsqlDataSource>();
+        var reads = services.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey);
+        if (ReferenceEquals(reads, primary) || !options.DeviceReadsFromStandbys)
+        {
+            return StandbyReads.PrimaryOnly(primary);
+        }
+
+        var maxLag = TimeSpan.FromMilliseconds(options.StandbyMaxLagMs);
+        var writes = new RecentWrites(maxLag, services.GetRequiredService<TimeProvider>());
+        return new StandbyReads(primary, reads, writes, maxLag, services.GetService<SyncMetrics>());
     }
 }

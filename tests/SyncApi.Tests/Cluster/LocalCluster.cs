@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Tests.Support;
+using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Cluster;
 
@@ -85,20 +86,44 @@ public class LocalCluster : IAsyncLifetime
     /// <summary>The Patroni member list (<c>patronictl list</c>).</summary>
     public Task<string> StatusAsync() => RunAsync("status");
 
-    /// <summary>The service in process on real Kestrel (REST at <paramref name="rest"/>), on the cluster's read-write and read strings.</summary>
-    public SyncApiFactory StartService(Uri rest)
+    /// <summary>
+    /// The service in process on real Kestrel (REST at <paramref name="rest"/>), on the cluster's read-write
+    /// and read strings, with <paramref name="settings"/> besides.
+    /// </summary>
+    public SyncApiFactory StartService(Uri rest, IReadOnlyDictionary<string, string?>? settings = null)
     {
-        var factory = new SyncApiFactory(new Dictionary<string, string?>
+        var all = new Dictionary<string, string?>
         {
             ["Endpoints:Rest"] = rest.ToString().TrimEnd('/'),
             ["Endpoints:Grpc"] = $"http://127.0.0.1:{LoopbackPorts.Free()}",
             ["Storage:ConnectionString"] = ConnectionString,
             ["Storage:ReadConnectionString"] = ReadConnectionString,
-        });
+        };
+        foreach (var (key, value) in settings ?? new Dictionary<string, string?>())
+        {
+            all[key] = value;
+        }
+
+        var factory = new SyncApiFactory(all);
         factory.UseKestrel();
         factory.StartServer();
         return factory;
     }
+
+    /// <summary>
+    /// The superuser's string to one node (0 to 2) alone, for what the service's own user may not do
+    /// (pausing a standby's replay).
+    /// </summary>
+    public string SuperuserConnectionString(int node) => new NpgsqlConnectionStringBuilder
+    {
+        Host = "127.0.0.1",
+        Port = _pgPort + node,
+        Database = "kobo_sync",
+        Username = File.ReadAllText(Path.Combine(_directory, "secrets", "superuser-name")).Trim(),
+        Password = File.ReadAllText(Path.Combine(_directory, "secrets", "superuser")).Trim(),
+        Pooling = false,
+        Timeout = 5,
+    }.ConnectionString;
 
     public async Task DisposeAsync()
     {

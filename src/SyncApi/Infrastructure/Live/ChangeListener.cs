@@ -2,6 +2,7 @@ using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
@@ -21,7 +22,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 /// behind it pull. A lost connection is retried at once, then after 0.1 s doubling up to 5 s. While no
 /// notification comes, the connection is probed every <see cref="ProbeInterval"/> (a dead or demoted
 /// server is noticed within <see cref="ProbeInterval"/> plus <see cref="ProbeTimeout"/>); nothing polls for changes.
-/// It also tells <see cref="QuietWaits"/> when it starts and stops listening and whose changes it heard of.
+/// It also tells <see cref="QuietWaits"/> when it starts and stops listening and whose changes it heard of,
+/// and <see cref="RecentWrites"/> (when device reads go to standbys) the other instances' writes.
 /// </summary>
 internal sealed partial class ChangeListener(
     StorageConnection connection,
@@ -32,7 +34,8 @@ internal sealed partial class ChangeListener(
     IHostApplicationLifetime lifetime,
     TimeProvider clock,
     ILogger<ChangeListener> logger,
-    SyncMetrics? metrics = null) : BackgroundService
+    SyncMetrics? metrics = null,
+    StandbyReads? standbyReads = null) : BackgroundService
 {
     /// <summary>The listener's <c>application_name</c> in <c>pg_stat_activity</c>.</summary>
     public const string ApplicationName = "kobo-sync-listener";
@@ -156,8 +159,10 @@ internal sealed partial class ChangeListener(
 
         metrics?.RecordNotificationLag(clock.GetUtcNow() - notification.StampedAt);
         var signal = new WakeSignal(received, notification.StampedAt);
+        var writes = standbyReads?.Writes;
         foreach (var (user, seq) in notification.Changes)
         {
+            writes?.Record(user, seq); // before the waiters: their pulls must not read a standby that lacks it
             waiters.Notify(user, seq, signal);
             quiet.Forget(user); // after the waiters: see QuietWaits.Remember
         }
@@ -174,7 +179,9 @@ internal sealed partial class ChangeListener(
             await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
-                waiters.Notify(reader.GetInt64(0), reader.GetInt64(1), WakeSignal.Now());
+                var (user, seq) = (reader.GetInt64(0), reader.GetInt64(1));
+                standbyReads?.Writes?.Record(user, seq); // read on the primary: what the woken devices' pulls must see
+                waiters.Notify(user, seq, WakeSignal.Now());
             }
         }
 

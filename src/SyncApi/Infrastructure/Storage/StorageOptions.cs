@@ -21,6 +21,19 @@ public sealed class StorageOptions
     public string ReadConnectionString { get; set; } = string.Empty;
 
     /// <summary>
+    /// With a <see cref="ReadConnectionString"/>: device pulls (REST, gRPC and their live forms), the Kobo
+    /// library sync and reading-state reads go to a standby when it shows it has replayed the user's last
+    /// write this instance knows of, else to the primary (<c>StandbyReads</c>). False: they read the primary.
+    /// </summary>
+    public bool DeviceReadsFromStandbys { get; set; } = true;
+
+    /// <summary>
+    /// The most a standby may lag (WAL received and not yet replayed, its last replayed commit older than
+    /// this) and still answer device reads; also how long each instance holds users' last writes.
+    /// </summary>
+    public int StandbyMaxLagMs { get; set; } = 10_000;
+
+    /// <summary>
     /// How many instances of the service share the database server, at most (count a rolling upgrade's
     /// extra one if it starts before the old stops). Each instance holds at most its share of the server's
     /// connections (<see cref="ConnectionBudget"/>); 1 suits a single instance on the embedded server.

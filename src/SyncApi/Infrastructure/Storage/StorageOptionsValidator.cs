@@ -11,6 +11,8 @@ internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
     private const string ConnectionString = StorageOptions.SectionName + ":" + nameof(StorageOptions.ConnectionString);
     private const int MaxInstances = 1_000;
     private const int MaxReservedConnections = 10_000;
+    private const int MinStandbyLagMs = 100;
+    private const int MaxStandbyLagMs = 600_000;
 
     public ValidateOptionsResult Validate(string? name, StorageOptions options)
     {
@@ -23,6 +25,11 @@ internal sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
         if (options.ReservedConnections is < 0 or > MaxReservedConnections)
         {
             failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReservedConnections)} must be from 0 to {MaxReservedConnections} (was {options.ReservedConnections}).");
+        }
+
+        if (options.StandbyMaxLagMs is < MinStandbyLagMs or > MaxStandbyLagMs)
+        {
+            failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.StandbyMaxLagMs)} must be from {MinStandbyLagMs} to {MaxStandbyLagMs} milliseconds: the most a standby may lag and still answer device reads (was {options.StandbyMaxLagMs}).");
         }
 
         if (!string.IsNullOrWhiteSpace(options.ReadConnectionString))

@@ -53,6 +53,7 @@ public sealed class SyncMetrics : IDisposable
     private readonly Counter<long> _liveListenerReconnects;
     private readonly Counter<long> _liveResumed;
     private readonly Counter<long> _liveSignals;
+    private readonly Counter<long> _standbyReads;
 
     public SyncMetrics(IMeterFactory meterFactory)
     {
@@ -116,6 +117,9 @@ public sealed class SyncMetrics : IDisposable
         _liveSignals = _meter.CreateCounter<long>(
             "kobo.sync.live.signals", "{user}",
             "Users' committed changes this instance told the other instances of, by outcome (sent, failed: held to be sent again, dropped).");
+        _standbyReads = _meter.CreateCounter<long>(
+            "kobo.sync.standby.reads", "{read}",
+            "Device reads tried on a standby, by outcome: served there, or read again on the primary because the standby was behind the user's last write, lagged, or did not have the user.");
     }
 
     /// <summary>One device request: counted by outcome, its duration (unless null: a live pull) recorded for its endpoint.</summary>
@@ -233,6 +237,19 @@ public sealed class SyncMetrics : IDisposable
     {
         var tags = new TagList { { TelemetryTags.Outcome, outcome } };
         _liveSignals.Add(users, in tags);
+    }
+
+    /// <summary>A device read tried on a standby ended as <paramref name="verdict"/>.</summary>
+    public void RecordDeviceRead(Storage.Standbys.StandbyVerdict verdict)
+    {
+        var tags = new TagList { { TelemetryTags.Outcome, verdict switch
+        {
+            Storage.Standbys.StandbyVerdict.Served => "served",
+            Storage.Standbys.StandbyVerdict.Behind => "behind",
+            Storage.Standbys.StandbyVerdict.Lagging => "lagging",
+            _ => "unknown_user",
+        } } };
+        _standbyReads.Add(1, in tags);
     }
 
     public void Dispose() => _meter.Dispose();

@@ -4,6 +4,7 @@ using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.AspNetCore.Http;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Admission;
@@ -103,16 +104,5 @@ public sealed class DeviceRateLimiterTests
     {
         var identity = new DeviceIdentity([], new DeviceCaller(new UserNo(1), "d"), DateTimeOffset.UnixEpoch, DateTimeOffset.MaxValue, key);
         return new DefaultHttpContext { User = new ClaimsPrincipal(identity) };
-    }
-
-    private sealed class ManualClock : TimeProvider
-    {
-        private long _ticks = 1_000_000;
-
-        public override long TimestampFrequency => 1_000_000;
-
-        public override long GetTimestamp() => _ticks;
-
-        public void Advance(double seconds) => _ticks += (long)Math.Round(seconds * TimestampFrequency);
     }
 }

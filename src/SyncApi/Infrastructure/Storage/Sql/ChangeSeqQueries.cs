@@ -30,6 +30,20 @@ internal static class ChangeSeqQueries
     /// </summary>
     public const string CommittedSeq = "SELECT change_seq FROM users WHERE user_no = $1";
 
+    /// <summary>
+    /// <see cref="CommittedSeq"/> on a standby (<c>Storage:ReadConnectionString</c>), with whether the
+    /// standby lags: $1 user_no, $2 the lag allowed in milliseconds. Columns: change_seq, lagging. A
+    /// standby lags when WAL it has received waits to be replayed and the last commit it replayed is older
+    /// than $2; one that has replayed all it received does not. On the primary, lagging is false.
+    /// </summary>
+    public const string CommittedSeqOnStandby = """
+        SELECT change_seq,
+               pg_is_in_recovery()
+               AND pg_last_wal_receive_lsn() IS DISTINCT FROM pg_last_wal_replay_lsn()
+               AND coalesce(pg_last_xact_replay_timestamp() < now() - $2 * interval '1 millisecond', true)
+        FROM users WHERE user_no = $1
+        """;
+
     /// <summary>$1 user numbers. Columns: user_no, change_seq: where each user's change sequence stands now.</summary>
     public const string ChangeSeqs = "SELECT user_no, change_seq FROM users WHERE user_no = ANY($1)";
 }

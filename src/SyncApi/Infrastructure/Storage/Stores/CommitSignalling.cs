@@ -26,3 +26,13 @@ internal static class CommitSignalling
         }
     }
 }
+
+/// <summary>Tells <paramref name="first"/> of each commit, then <paramref name="second"/>.</summary>
+internal sealed class CommitSignalsInOrder(ICommitSignals first, ICommitSignals second) : ICommitSignals
+{
+    public void Committed(UserNo user, long seq)
+    {
+        first.Committed(user, seq);
+        second.Committed(user, seq);
+    }
+}

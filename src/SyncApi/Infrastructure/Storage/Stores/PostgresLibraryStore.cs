@@ -3,34 +3,45 @@ using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 
 /// <summary>
-/// Library sync's reads on PostgreSQL (<see cref="LibraryQueries"/>), on the primary: a device archiving a
-/// book reads its library right after (<see cref="ResilientLibraryStore"/> runs them in their storage pipeline). A page of changes is one batch:
+/// Library sync's reads on PostgreSQL (<see cref="LibraryQueries"/>). A device archiving a book reads its
+/// library right after, so the pages are read on a standby only when it has the user's last write
+/// (<see cref="StandbyReads"/>), else on the primary, and a single book always on the primary
+/// (<see cref="ResilientLibraryStore"/> runs them in their storage pipeline). A page of changes is one batch:
 /// the user's committed change sequence, then the keyset ranges of ownership (each book with its reading
 /// state) and of reading states (each with when the user got the book).
 /// </summary>
-public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource) : ILibraryStore
+public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyReads? standbyReads = null) : ILibraryStore
 {
-    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
-        ReadChangesCoreAsync(dataSource, user, after, limit, maxBytes, cancellationToken);
+    private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
+
+    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        return _reads.ReadAsync(
+            user,
+            (User: user, After: after, Limit: limit, MaxBytes: maxBytes),
+            static (source, check, a, ct) => ReadChangesCoreAsync(source, check, a.User, a.After, a.Limit, a.MaxBytes, ct),
+            cancellationToken);
+    }
 
     public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
-        ChangeSequences.ReadCommittedAsync(dataSource, user, cancellationToken);
+        _reads.ReadCommittedSeqAsync(user, cancellationToken);
 
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
         ReadBookCoreAsync(dataSource, user, book, cancellationToken);
 
-    private static async Task<LibraryChanges?> ReadChangesCoreAsync(
-        NpgsqlDataSource dataSource, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+    private static async Task<StandbyAnswer<LibraryChanges?>> ReadChangesCoreAsync(
+        NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var batch = new NpgsqlBatch(connection);
-        batch.BatchCommands.Add(ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user));
+        batch.BatchCommands.Add(StandbyCheck.FirstCommand(check, user));
         batch.BatchCommands.Add(ChangeFeedBatch.Page(LibraryQueries.Changes, user, after.EntitlementSeq, after.EntitlementBook, limit));
         batch.BatchCommands.Add(ChangeFeedBatch.Page(LibraryQueries.ReadingStateChanges, user, after.ReadingSeq, after.ReadingBook, limit));
         // Cut as the native pull cuts them: a tag measures more than a native collection change
@@ -39,17 +50,23 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource) : ILibrary
         batch.BatchCommands.Add(PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes));
         batch.BatchCommands.Add(ChangeFeedBatch.OfUser(CollectionQueries.PurgeHorizon, user));
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        var (seq, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
+        if (verdict != StandbyVerdict.Served)
         {
-            return null;
+            return StandbyAnswer<LibraryChanges?>.Refused(verdict);
         }
 
-        var committed = reader.GetInt64(0);
+        if (seq is not { } committed)
+        {
+            return StandbyAnswer<LibraryChanges?>.Of(null);
+        }
+
         var books = await ChangeFeedBatch.ReadPageAsync(reader, r => Read(r, 1), cancellationToken).ConfigureAwait(false);
         var states = await ChangeFeedBatch.ReadPageAsync(reader, ReadState, cancellationToken).ConfigureAwait(false);
         var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
-        return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = purgedCollectionSeq };
+        return StandbyAnswer<LibraryChanges?>.Of(
+            new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = purgedCollectionSeq });
 
         static LibraryReadingState ReadState(NpgsqlDataReader reader)
         {

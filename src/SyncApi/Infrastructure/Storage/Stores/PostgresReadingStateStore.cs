@@ -1,6 +1,7 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
 using Npgsql;
 using NpgsqlTypes;
 
@@ -11,15 +12,31 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// transaction that takes the user's change sequence, checks ownership, loads the stored state and, when
 /// the rule changed something, stores the decided state, and once committed tells <paramref name="signals"/>
 /// (live pull), as a highlight push does.
-/// Reads use the primary, so a device reads its own put.
+/// A read goes to a standby only when it has the user's last write (<see cref="StandbyReads"/>), so a
+/// device reads its own put.
 /// </summary>
-public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null) : IReadingStateStore
+public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null, StandbyReads? standbyReads = null)
+    : IReadingStateStore
 {
-    public async Task<ReadingStateLookup> GetAsync(UserNo user, BookNo book, CancellationToken cancellationToken)
-    {
-        await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        return await LoadAsync(connection, null, user, book, cancellationToken).ConfigureAwait(false);
-    }
+    private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
+
+    public Task<ReadingStateLookup> GetAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
+        _reads.ReadAsync(user, (User: user, Book: book), static async (source, check, a, ct) =>
+        {
+            await using var connection = await source.OpenConnectionAsync(ct).ConfigureAwait(false);
+            if (check is null)
+            {
+                return StandbyAnswer<ReadingStateLookup>.Of(await LoadAsync(connection, null, a.User, a.Book, ct).ConfigureAwait(false));
+            }
+
+            await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, a.User), LoadCommand(a.User, a.Book) } };
+            await using var reader = await batch.ExecutePreparedReaderAsync(ct).ConfigureAwait(false);
+            var (_, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, ct).ConfigureAwait(false);
+            return verdict != StandbyVerdict.Served
+                ? StandbyAnswer<ReadingStateLookup>.Refused(verdict)
+                : StandbyAnswer<ReadingStateLookup>.Of(
+                    await reader.NextResultAsync(ct).ConfigureAwait(false) ? await ReadLookupAsync(reader, a.Book, ct).ConfigureAwait(false) : ReadingStateLookup.UnknownUser);
+        }, cancellationToken);
 
     public async Task<ReadingStateLookup> ApplyAsync(
         UserNo user, BookNo book, Func<ReadingState?, ReadingStateDecision> decide, CancellationToken cancellationToken)
@@ -82,15 +99,22 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
     private static async Task<ReadingStateLookup> LoadAsync(
         NpgsqlConnection connection, NpgsqlTransaction? transaction, UserNo user, BookNo book, CancellationToken cancellationToken)
     {
-        await using var load = new NpgsqlCommand(ReadingStateQueries.Load, connection, transaction)
-        {
-            Parameters =
-            {
-                new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<long> { TypedValue = book.Value },
-            },
-        };
+        await using var load = new NpgsqlBatch(connection, transaction) { BatchCommands = { LoadCommand(user, book) } };
         await using var reader = await load.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
+        return await ReadLookupAsync(reader, book, cancellationToken).ConfigureAwait(false);
+    }
+
+    private static NpgsqlBatchCommand LoadCommand(UserNo user, BookNo book) => new(ReadingStateQueries.Load)
+    {
+        Parameters =
+        {
+            new NpgsqlParameter<long> { TypedValue = user.Value },
+            new NpgsqlParameter<long> { TypedValue = book.Value },
+        },
+    };
+
+    private static async Task<ReadingStateLookup> ReadLookupAsync(NpgsqlDataReader reader, BookNo book, CancellationToken cancellationToken)
+    {
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
             return ReadingStateLookup.UnknownUser;

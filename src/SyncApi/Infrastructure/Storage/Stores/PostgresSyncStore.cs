@@ -4,6 +4,7 @@ using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
@@ -11,13 +12,16 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// <summary>
 /// Device sync on PostgreSQL (statements in <see cref="HighlightSyncQueries"/> and the other <c>Sql/*Queries</c>): a push is one transaction
 /// of two round trips: the first takes the user's change sequence (reading the user's highlight holdings with it) and locks and loads
-/// the highlights it touches; the second stores the decided states in one statement, the holdings' change beside it, and commits; a pull is one round trip of seven statements (the reading states'
+/// the highlights it touches; the second stores the decided states in one statement, the holdings' change beside it, and commits; a pull is one round trip of seven statements, on a standby when it has the user's last write (<see cref="StandbyReads"/>) (the reading states'
 /// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
 /// wrote changes is told to <paramref name="signals"/> (live pull) once it has committed. The
 /// devices are in <c>PostgresSyncStore.Devices.cs</c>.
 /// </summary>
-public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null) : ISyncStore
+public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null, StandbyReads? standbyReads = null)
+    : ISyncStore
 {
+    private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
+
     public async Task<bool> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
@@ -99,18 +103,27 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
     }
 
     public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
-        ChangeSequences.ReadCommittedAsync(dataSource, user, cancellationToken);
+        _reads.ReadCommittedSeqAsync(user, cancellationToken);
 
-    public async Task<StoredChanges?> ReadChangesAsync(
-        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+    public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
+        return _reads.ReadAsync(
+            user,
+            (User: user, After: after, Limit: limit, MaxBytes: maxBytes),
+            static (source, check, a, ct) => ReadChangesAsync(source, check, a.User, a.After, a.Limit, a.MaxBytes, ct),
+            cancellationToken);
+    }
+
+    private static async Task<StandbyAnswer<StoredChanges?>> ReadChangesAsync(
+        NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+    {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var batch = new NpgsqlBatch(connection)
         {
             BatchCommands =
             {
-                ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user),
+                StandbyCheck.FirstCommand(check, user),
                 ChangeFeedBatch.Page(HighlightSyncQueries.HighlightChanges, user, after.HighlightSeq, after.HighlightId, limit, maxBytes),
                 ChangeFeedBatch.Page(OwnershipQueries.EntitlementChanges, user, after.EntitlementSeq, after.EntitlementBook, limit),
                 ChangeFeedBatch.Page(ReadingStateQueries.Changes, user, after.ReadingSeq, after.ReadingBook, limit),
@@ -120,12 +133,17 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             },
         };
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
-        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        var (committed, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
+        if (verdict != StandbyVerdict.Served)
         {
-            return null;
+            return StandbyAnswer<StoredChanges?>.Refused(verdict);
         }
 
-        var committedSeq = reader.GetInt64(0);
+        if (committed is not { } committedSeq)
+        {
+            return StandbyAnswer<StoredChanges?>.Of(null);
+        }
+
         var highlights = await ChangeFeedBatch.ReadPageAsync(reader, r => ReadState(r, 1, withFieldTimes: false), cancellationToken).ConfigureAwait(false);
         var entitlements = await ChangeFeedBatch.ReadPageAsync(
             reader,
@@ -134,12 +152,12 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
         var readingStates = await ChangeFeedBatch.ReadPageAsync(reader, ReadReadingState, cancellationToken).ConfigureAwait(false);
         var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedHighlightSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
-        return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
+        return StandbyAnswer<StoredChanges?>.Of(new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
         {
             ReadingStates = readingStates,
             Collections = collections,
             PurgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false),
-        };
+        });
 
         static ReadingState ReadReadingState(NpgsqlDataReader reader)
         {

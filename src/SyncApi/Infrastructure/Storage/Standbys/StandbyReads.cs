@@ -1,0 +1,160 @@
+using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Npgsql;
+
+namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
+
+/// <summary>
+/// Where a device's pull, Kobo library sync or reading-state read is answered: from the standbys
+/// (<c>Storage:ReadConnectionString</c>) when the one that answers shows it has the user's last write
+/// this instance knows of (<see cref="RecentWrites"/>) and does not lag by more than it may; otherwise
+/// from the primary. The standby proves it in the read itself: the read's first statement
+/// (<see cref="ChangeSeqQueries.CommittedSeqOnStandby"/>) returns the user's change sequence there and
+/// whether the standby lags, so the check costs no round trip of its own. A user's writes commit in the
+/// order of their sequence numbers under the user's row lock, and a standby replays commits in that
+/// order, so a standby whose sequence for the user has reached the write has replayed that write and
+/// every earlier one of the user's.
+/// <para>
+/// A standby that is behind costs the read twice: once refused there, once on the primary. That happens
+/// to the first read after a device's own write (until the standbys replay it, milliseconds) and while a
+/// standby lags. With no read string, or <c>Storage:DeviceReadsFromStandbys</c> false, every read is on
+/// the primary, as before.
+/// </para>
+/// </summary>
+public sealed class StandbyReads
+{
+    private readonly NpgsqlDataSource _primary;
+    private readonly NpgsqlDataSource? _standbys;
+    private readonly TimeSpan _maxLag;
+    private readonly SyncMetrics? _metrics;
+
+    /// <param name="standbys">The read source; null keeps every read on <paramref name="primary"/>.</param>
+    public StandbyReads(NpgsqlDataSource primary, NpgsqlDataSource? standbys, RecentWrites? writes, TimeSpan maxLag, SyncMetrics? metrics = null)
+    {
+        _primary = primary;
+        _standbys = standbys;
+        Writes = standbys is null ? null : writes ?? throw new ArgumentNullException(nameof(writes));
+        _maxLag = maxLag;
+        _metrics = metrics;
+    }
+
+    /// <summary>The users' last writes, when reads go to standbys (they are not kept otherwise).</summary>
+    public RecentWrites? Writes { get; }
+
+    /// <summary>Every read on the primary.</summary>
+    public static StandbyReads PrimaryOnly(NpgsqlDataSource primary) => new(primary, null, null, TimeSpan.Zero);
+
+    /// <summary>
+    /// Runs <paramref name="read"/> on a standby with the check it must put first, and again on the primary
+    /// (with no check) when the standby's answer is refused. <paramref name="state"/> is passed to it as given.
+    /// </summary>
+    public async Task<T> ReadAsync<TState, T>(
+        UserNo user,
+        TState state,
+        Func<NpgsqlDataSource, StandbyCheck?, TState, CancellationToken, Task<StandbyAnswer<T>>> read,
+        CancellationToken cancellationToken)
+    {
+        if (_standbys is null)
+        {
+            return (await read(_primary, null, state, cancellationToken).ConfigureAwait(false)).Value;
+        }
+
+        var check = new StandbyCheck(Writes!.LastWrite(user.Value), AllowedLag().TotalMilliseconds);
+        var answer = await read(_standbys, check, state, cancellationToken).ConfigureAwait(false);
+        _metrics?.RecordDeviceRead(answer.Verdict);
+        return answer.Verdict == StandbyVerdict.Served
+            ? answer.Value
+            : (await read(_primary, null, state, cancellationToken).ConfigureAwait(false)).Value;
+    }
+
+    /// <summary>Where the user's change sequence stands (null: no such user), read as <see cref="ReadAsync"/> reads: one indexed read.</summary>
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
+        ReadAsync(user, user, static async (source, check, user, ct) =>
+        {
+            if (check is null)
+            {
+                return StandbyAnswer<long?>.Of(await Stores.ChangeSequences.ReadCommittedAsync(source, user, ct).ConfigureAwait(false));
+            }
+
+            await using var connection = await source.OpenConnectionAsync(ct).ConfigureAwait(false);
+            await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, user) } };
+            await using var reader = await batch.ExecutePreparedReaderAsync(ct).ConfigureAwait(false);
+            var (seq, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, ct).ConfigureAwait(false);
+            return verdict == StandbyVerdict.Served ? StandbyAnswer<long?>.Of(seq) : StandbyAnswer<long?>.Refused(verdict);
+        }, cancellationToken);
+
+    /// <summary>
+    /// The lag a standby may have: at most <c>Storage:StandbyMaxLagMs</c>, and never more than the time
+    /// back to which every write is still held (after a start, the time since; see <see cref="RecentWrites"/>).
+    /// </summary>
+    private TimeSpan AllowedLag()
+    {
+        var covered = Writes!.CoveredSince();
+        return covered < _maxLag ? covered : _maxLag;
+    }
+}
+
+/// <summary>What a standby's answer must show: the user's sequence at <see cref="LastWrite"/> or past it, and a lag within <see cref="AllowedLagMs"/>.</summary>
+public readonly record struct StandbyCheck(long LastWrite, double AllowedLagMs)
+{
+    /// <summary>
+    /// A read's first statement: the user's committed sequence (column 0), and on a standby (a
+    /// <paramref name="check"/>) whether it lags (column 1). No row when the user does not exist there.
+    /// </summary>
+    public static NpgsqlBatchCommand FirstCommand(StandbyCheck? check, UserNo user) => check is { } c
+        ? new(ChangeSeqQueries.CommittedSeqOnStandby)
+        {
+            Parameters =
+            {
+                new NpgsqlParameter<long> { TypedValue = user.Value },
+                new NpgsqlParameter<double> { TypedValue = c.AllowedLagMs },
+            },
+        }
+        : new(ChangeSeqQueries.CommittedSeq) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } };
+
+    /// <summary>
+    /// Reads the first statement's answer: the user's committed sequence (null: no such user) and what
+    /// the check makes of it. A user the standby does not have yet is refused there: the primary decides.
+    /// </summary>
+    public static async Task<(long? Seq, StandbyVerdict Verdict)> ReadFirstAsync(
+        NpgsqlDataReader reader, StandbyCheck? check, CancellationToken cancellationToken)
+    {
+        if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+        {
+            return (null, check is null ? StandbyVerdict.Served : StandbyVerdict.UnknownUser);
+        }
+
+        var seq = reader.GetInt64(0);
+        if (check is not { } c)
+        {
+            return (seq, StandbyVerdict.Served);
+        }
+
+        return (seq, reader.GetBoolean(1) ? StandbyVerdict.Lagging : seq < c.LastWrite ? StandbyVerdict.Behind : StandbyVerdict.Served);
+    }
+}
+
+/// <summary>What became of a read tried on a standby.</summary>
+public enum StandbyVerdict
+{
+    /// <summary>Answered there (or on the primary, where every read is served).</summary>
+    Served,
+
+    /// <summary>The standby has not replayed the user's last write: read again on the primary.</summary>
+    Behind,
+
+    /// <summary>The standby lags more than it may: read again on the primary.</summary>
+    Lagging,
+
+    /// <summary>The standby does not have the user (yet): read again on the primary.</summary>
+    UnknownUser,
+}
+
+/// <summary>A read's result, or on a standby, why it was refused there.</summary>
+public readonly record struct StandbyAnswer<T>(T Value, StandbyVerdict Verdict)
+{
+    public static StandbyAnswer<T> Of(T value) => new(value, StandbyVerdict.Served);
+
+    public static StandbyAnswer<T> Refused(StandbyVerdict verdict) => new(default!, verdict);
+}
