@@ -12,9 +12,11 @@ public interface ISyncStore
     /// writes) and reads the user's <see cref="HighlightHoldings"/>, loads the stored states of
     /// <paramref name="ids"/> (absent when not stored), lets <paramref name="decide"/> choose the states to
     /// store (an exception it throws stores nothing), and stores them with fresh sequence numbers and server
-    /// versions as decided, changing the holdings by <see cref="HighlightHoldings.Change"/>. False when the user does not exist.
+    /// versions as decided, changing the holdings by <see cref="HighlightHoldings.Change"/>. Returns the user's
+    /// change sequence after the last change stored (before the transaction when none was): what a read must
+    /// see to show the device its push. Null when the user does not exist.
     /// </summary>
-    Task<bool> ApplyAsync(
+    Task<long?> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
         Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
@@ -23,7 +25,8 @@ public interface ISyncStore
     /// <summary>
     /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
     /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after <paramref name="after"/>, each kind in its position order, with the user's change
-    /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip.
+    /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip,
+    /// where the sequence is at least <paramref name="after"/>'s <see cref="SyncPosition.WrittenSeq"/>.
     /// The highlights may stop early, by <see cref="Requests.PageBudget.SizeOf(SyncChange)"/>: at least the
     /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
     /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
@@ -35,8 +38,12 @@ public interface ISyncStore
     /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
     Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);
 
-    /// <summary>Where the user's change sequence stands (every change numbered up to it is committed); null when the user does not exist. One indexed read.</summary>
-    Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken);
+    /// <summary>
+    /// Where the user's change sequence stands (every change numbered up to it is committed), read where it
+    /// is at least <paramref name="written"/> (the device's own last write: a standby only once it has
+    /// replayed that far); null when the user does not exist. One indexed read.
+    /// </summary>
+    Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken);
 
     /// <summary>
     /// Stores devices' pulls: a known device keeps its latest pull by time, in one statement for them all; a

@@ -11,9 +11,12 @@ namespace Kobo.Sync.Domain.ChangeFeed;
 /// <see cref="ReadingSeq"/> 0: no reading state seen yet, so the next pull delivers them all. Likewise a
 /// position from a token issued before collections were pulled (formats "2" and "3") has
 /// <see cref="CollectionSeq"/> 0.</para>
+/// <para><see cref="WrittenSeq"/> is the device's own last write that the token knows of (a push's answer
+/// sets it): the user's change sequence after that write, which a read must see (from a standby only
+/// once it has replayed that far). 0 when none.</para>
 public readonly record struct SyncPosition(
     long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook, int PagesInSync = 0, long ReadingSeq = 0, long ReadingBook = 0,
-    long CollectionSeq = 0, Guid CollectionId = default)
+    long CollectionSeq = 0, Guid CollectionId = default, long WrittenSeq = 0)
 {
     /// <summary>Sorts after every collection id (PostgreSQL orders uuids byte by byte).</summary>
     public static readonly Guid LastCollectionId = new("ffffffff-ffff-ffff-ffff-ffffffffffff");
@@ -61,7 +64,8 @@ public readonly record struct SyncPosition(
         return next;
     }
 
-    public bool IsStart => this == Start;
+    /// <summary>Before every change: a full sync (whatever the device wrote).</summary>
+    public bool IsStart => this with { WrittenSeq = 0 } == Start;
 
     /// <summary>The position as one number for people: the highest change sequence the device has received.</summary>
     public long Seq => Math.Max(Math.Max(Math.Max(HighlightSeq, EntitlementSeq), ReadingSeq), CollectionSeq);

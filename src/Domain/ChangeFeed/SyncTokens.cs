@@ -10,8 +10,9 @@ namespace Kobo.Sync.Domain.ChangeFeed;
 /// Opaque, tamper-evident sync tokens, signed like <see cref="PageCursors"/>: a token carries a
 /// <see cref="SyncPosition"/> (the highlight id relative to the user's prefix) and an HMAC-SHA256 tag
 /// over the user and the position. A token that was altered, made up or issued to another user fails
-/// the tag check. Format: <c>base64url("4|hseq|eseq|ebook|pages in sync|rseq|rbook|cseq|collection id|id suffix") "." base64url(16-byte tag)</c>,
-/// the collection id as 32 hexadecimal digits.
+/// the tag check. Format: <c>base64url("5|hseq|eseq|ebook|pages in sync|rseq|rbook|cseq|collection id|written seq|id suffix") "." base64url(16-byte tag)</c>,
+/// the collection id as 32 hexadecimal digits, the written seq the device's last write (<see cref="SyncPosition.WrittenSeq"/>).
+/// A format "4" token (the same without the written seq) is still accepted: it knows of no write.
 /// A format "3" token (<c>"3|hseq|eseq|ebook|pages in sync|rseq|rbook|id suffix"</c>, issued before collections
 /// were pulled) is still accepted: its collection position is the start. So is a format "2" token
 /// (<c>"2|hseq|eseq|ebook|pages in sync|id suffix"</c>, issued before reading states were pulled): its
@@ -26,7 +27,8 @@ public sealed class SyncTokens(byte[] key)
 {
     public const int MaxTokenLength = 512;
     public const string Field = "since";
-    private const string FormatVersion = "4";
+    private const string FormatVersion = "5";
+    private const string FormatBeforeWrites = "4";
     private const string FormatBeforeCollections = "3";
     private const string FormatBeforeReadingStates = "2";
     private readonly SignedEnvelope _envelope = new(key);
@@ -39,7 +41,8 @@ public sealed class SyncTokens(byte[] key)
             : throw new ArgumentException("The position's highlight belongs to another user.", nameof(position));
         var payload = Encoding.UTF8.GetBytes(string.Join('|',
             FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync),
-            Number(position.ReadingSeq), Number(position.ReadingBook), Number(position.CollectionSeq), position.CollectionId.ToString("N"), suffix));
+            Number(position.ReadingSeq), Number(position.ReadingBook), Number(position.CollectionSeq), position.CollectionId.ToString("N"),
+            Number(position.WrittenSeq), suffix));
         return _envelope.Seal(Context(user, kind), payload);
     }
 
@@ -53,7 +56,8 @@ public sealed class SyncTokens(byte[] key)
 
         // Signed by this service, so well formed; checked anyway rather than trusted blindly.
         var parts = Encoding.UTF8.GetString(payload).Split('|');
-        var current = parts.Length == 10 && parts[0] == FormatVersion;
+        var withWrites = parts.Length == 11 && parts[0] == FormatVersion;
+        var current = withWrites || (parts.Length == 10 && parts[0] == FormatBeforeWrites);
         var withReadingStates = current || (parts.Length == 8 && parts[0] == FormatBeforeCollections);
         if (!(withReadingStates || (parts.Length == 6 && parts[0] == FormatBeforeReadingStates))
             || !long.TryParse(parts[1], NumberStyles.None, CultureInfo.InvariantCulture, out var highlightSeq)
@@ -81,9 +85,16 @@ public sealed class SyncTokens(byte[] key)
             throw Tampered();
         }
 
+        // Format 4 knew no writes: the device's last write is unknown to the token.
+        long writtenSeq = 0;
+        if (withWrites && !long.TryParse(parts[9], NumberStyles.None, CultureInfo.InvariantCulture, out writtenSeq))
+        {
+            throw Tampered();
+        }
+
         var suffix = parts[^1];
         var id = suffix.Length == 0 ? string.Empty : HighlightId.UserPrefix(user) + suffix;
-        return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync, readingSeq, readingBook, collectionSeq, collectionId);
+        return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync, readingSeq, readingBook, collectionSeq, collectionId, writtenSeq);
     }
 
     /// <summary>

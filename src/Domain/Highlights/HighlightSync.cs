@@ -20,9 +20,30 @@ public sealed class HighlightSync(
     public const int MaxPageSize = 1_000;
 
     public async Task<IReadOnlyList<ChangeResult>> PushAsync(
-        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange?>? changes, CancellationToken cancellationToken)
+        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange?>? changes, CancellationToken cancellationToken) =>
+        (await PushAsync(caller, user, changes, since: null, cancellationToken).ConfigureAwait(false)).Results;
+
+    /// <summary>
+    /// The push; with <paramref name="since"/> (the device's sync token, checked before anything is stored),
+    /// the answer carries that token again with the push as the device's last write
+    /// (<see cref="SyncPosition.WrittenSeq"/>): a pull with it shows the push whichever instance answers it,
+    /// from a standby only once the standby has it.
+    /// </summary>
+    public async Task<PushAnswer> PushAsync(
+        DeviceCaller caller, UserNo user, IReadOnlyList<PushedChange?>? changes, string? since, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
+        SyncPosition? position = string.IsNullOrEmpty(since) ? null : tokens.Resolve(user, since);
+        var results = await PushChangesAsync(user, changes, cancellationToken).ConfigureAwait(false);
+        return new PushAnswer(
+            results.Results,
+            position is { } p ? tokens.Issue(user, p with { WrittenSeq = Math.Max(p.WrittenSeq, results.Written ?? 0) }) : null);
+    }
+
+    /// <summary>The results, and the user's change sequence after the last change stored (null when nothing reached the store).</summary>
+    private async Task<(ChangeResult[] Results, long? Written)> PushChangesAsync(
+        UserNo user, IReadOnlyList<PushedChange?>? changes, CancellationToken cancellationToken)
+    {
         if (changes is null)
         {
             throw new InvalidRequestException(BatchTooLargeException.Field, "changes is required: a list of 0 to 500 changes.");
@@ -58,12 +79,13 @@ public sealed class HighlightSync(
 
         if (validCount == 0)
         {
-            if (changes.Count == 0 && !await store.ApplyAsync(user, [], (_, _) => [], cancellationToken).ConfigureAwait(false))
+            if (changes.Count > 0)
             {
-                throw ResourceNotFoundException.UnknownUser(user);
+                return (results, null);
             }
 
-            return results;
+            var seq = await store.ApplyAsync(user, [], (_, _) => [], cancellationToken).ConfigureAwait(false);
+            return seq is null ? throw ResourceNotFoundException.UnknownUser(user) : (results, seq);
         }
 
         var ids = new HashSet<HighlightId>(validCount);
@@ -72,7 +94,7 @@ public sealed class HighlightSync(
             ids.Add(valid[v].Change.Id);
         }
 
-        var found = await store.ApplyAsync(user, ids, (stored, holdings) =>
+        var written = await store.ApplyAsync(user, ids, (stored, holdings) =>
         {
             // Changes apply in request order; a later change of the same highlight meets the earlier one's
             // result. The states to store, in the order their highlights were first written, each the latest
@@ -108,7 +130,7 @@ public sealed class HighlightSync(
             EnsureWithinQuota(holdings, HighlightHoldings.Change(stored, writes));
             return writes;
         }, cancellationToken).ConfigureAwait(false);
-        return found ? results : throw ResourceNotFoundException.UnknownUser(user);
+        return written is null ? throw ResourceNotFoundException.UnknownUser(user) : (results, written);
     }
 
     public async Task<SyncChangePage> PullAsync(
@@ -125,7 +147,7 @@ public sealed class HighlightSync(
             // A new sync (not the next page of one) from a token at or past the user's committed sequence in
             // every stream has nothing to fetch (SyncPosition.HasAllThrough). Most of a fleet's syncs end
             // here, on one indexed read and no write.
-            var committed = await store.ReadCommittedSeqAsync(user, cancellationToken).ConfigureAwait(false)
+            var committed = await store.ReadCommittedSeqAsync(user, position.WrittenSeq, cancellationToken).ConfigureAwait(false)
                 ?? throw ResourceNotFoundException.UnknownUser(user);
             if (position.HasAllThrough(user, committed))
             {

@@ -34,12 +34,13 @@ internal static class ChangesApi
     }
 
     // Written with SyncJsonContext's own options, so absent fields are left out rather than sent as null.
+    // With ?since= (the device's sync token), the answer carries it again with the push as the device's last write.
     private static async Task<JsonHttpResult<PushResponse>> PushChanges(
-        string userNo, PushRequest? body, HttpContext context, HighlightSync sync, CancellationToken cancellationToken)
+        string userNo, string? since, PushRequest? body, HttpContext context, HighlightSync sync, CancellationToken cancellationToken)
     {
-        var results = await sync.PushAsync(
-            context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), cancellationToken);
-        return TypedResults.Json(new PushResponse(results), SyncJsonContext.Default.PushResponse);
+        var answer = await sync.PushAsync(
+            context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), since, cancellationToken);
+        return TypedResults.Json(new PushResponse(answer.Results, answer.SyncToken), SyncJsonContext.Default.PushResponse);
     }
 
     /// <summary>
@@ -90,5 +91,8 @@ internal static class ChangesApi
 /// <summary>The push body: <c>{ "changes": [ ... ] }</c>.</summary>
 public sealed record PushRequest(IReadOnlyList<PushedChangeJson?>? Changes);
 
-/// <summary>The push answer: one result per change, in request order.</summary>
-public sealed record PushResponse(IReadOnlyList<ChangeResult> Results);
+/// <summary>
+/// The push answer: one result per change, in request order, and when the push sent <c>since</c>, the sync
+/// token to pull with next (the same position, with the push as the device's last write).
+/// </summary>
+public sealed record PushResponse(IReadOnlyList<ChangeResult> Results, string? SyncToken = null);

@@ -59,9 +59,12 @@ internal sealed class SyncGrpcService(
 
     public override async Task<PushChangesResponse> PushChanges(PushChangesRequest request, ServerCallContext context)
     {
-        var results = await sync.PushAsync(
-            Caller(context), RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), context.CancellationToken);
-        return SyncGrpcChanges.ToMessage(results);
+        var answer = await sync.PushAsync(
+            Caller(context), RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), Cursor(request.Since),
+            context.CancellationToken);
+        var message = SyncGrpcChanges.ToMessage(answer.Results);
+        message.SyncToken = answer.SyncToken ?? string.Empty;
+        return message;
     }
 
     public override async Task<PullChangesResponse> PullChanges(PullChangesRequest request, ServerCallContext context)

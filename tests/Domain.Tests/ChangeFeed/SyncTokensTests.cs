@@ -88,6 +88,22 @@ public sealed class SyncTokensTests
     }
 
     [Fact]
+    public void TheDevicesLastWriteRoundTripsAndATokenIssuedBeforeWritesWereCarriedKnowsOfNone()
+    {
+        var written = Position with { WrittenSeq = 57 };
+        Assert.Equal(written, Tokens.Resolve(User, Tokens.Issue(User, written)));
+
+        // Format 4: as format 5 without the written seq, signed as this service signed it then.
+        var collection = Guid.NewGuid();
+        var token = FormatTwoTokens.Issue(Key, User, $"4|41|40|5|3|39|8|38|{collection:N}|ebooks/5/k1");
+        Assert.Equal(Position with { CollectionSeq = 38, CollectionId = collection }, Tokens.Resolve(User, token));
+
+        // A written seq that is not a number is not this service's.
+        Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, $"5|41|40|5|3|39|8|38|{collection:N}|x|ebooks/5/k1")));
+        Assert.True((SyncPosition.Start with { WrittenSeq = 9 }).IsStart); // a full sync whatever the device wrote
+    }
+
+    [Fact]
     public void ATokenOfAnUnknownFormatIsRejected()
     {
         Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, "4|41|40|5|3|39|8|ebooks/5/k1")));

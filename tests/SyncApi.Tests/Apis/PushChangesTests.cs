@@ -1,4 +1,5 @@
 using System.Net;
+using System.Net.Http.Json;
 using System.Text.Json;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
@@ -33,6 +34,39 @@ public sealed class PushChangesTests(SyncServiceDatabase db) : IClassFixture<Syn
         Assert.Equal(stored, await db.StoredAsync(user));
         Assert.Equal(3, stored.Count);
         Assert.StartsWith("first, edited|", stored[$"highlights/users{user}-ebooks/7/k1"], StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task APushWithTheDevicesTokenAnswersThatTokenWithThePushAsItsLastWriteAndABadTokenStoresNothing()
+    {
+        var user = db.NewUser();
+        using var device = db.Device(user);
+        var (_, token) = await device.PullAllAsync(user);
+
+        using (var plain = await device.PushRawAsync(user, Upsert("k1", "no token", T0)))
+        {
+            Assert.False((await plain.Content.ReadFromJsonAsync<JsonElement>(TestTimeout.Token)).TryGetProperty("syncToken", out _));
+        }
+
+        using var withToken = await device.PostAsJsonAsync(
+            new Uri($"/v1/users/{user}/changes?since={Uri.EscapeDataString(token)}", UriKind.Relative), new { changes = new[] { Upsert("k2", "with a token", T0) } }, TestTimeout.Token);
+        var answer = await withToken.Content.ReadFromJsonAsync<JsonElement>(TestTimeout.Token);
+        Assert.Equal(HttpStatusCode.OK, withToken.StatusCode);
+        var carried = answer.Str("syncToken");
+        Assert.NotEqual(token, carried);
+
+        // The same position: a pull with it brings both pushes, as one with the token before them does.
+        var (changes, _) = await device.PullAllAsync(user, carried);
+        Assert.Equal([$"highlights/users{user}-ebooks/7/k1", $"highlights/users{user}-ebooks/7/k2"], changes.Select(c => c.Str("id")).Order());
+        Assert.Equal(2, (await device.PullAllAsync(user, token)).Changes.Count);
+
+        // A token that is not this user's is refused before anything is stored.
+        using var refused = await device.PostAsJsonAsync(
+            new Uri($"/v1/users/{user}/changes?since=not-a-token", UriKind.Relative), new { changes = new[] { Upsert("k3", "refused", T0) } }, TestTimeout.Token);
+        Assert.Equal(HttpStatusCode.BadRequest, refused.StatusCode);
+        Assert.Equal("application/problem+json", refused.Content.Headers.ContentType?.MediaType);
+        Assert.Contains("since", await refused.Content.ReadAsStringAsync(TestTimeout.Token), StringComparison.Ordinal);
+        Assert.Equal(2, (await db.StoredAsync(user)).Count);
     }
 
     [Fact]

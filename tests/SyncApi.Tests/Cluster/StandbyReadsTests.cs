@@ -20,7 +20,8 @@ namespace Kobo.Sync.SyncApi.Tests.Cluster;
 /// may lag at most 100 ms). A device's push and reading state through A come back in its next pull and
 /// read through A; a pull through A of a user whose change was written through B does not see it (the
 /// paused standby answered: a pull with no write of its own that A knows of is a standby's), while the
-/// writing device's pull through B does; C, for which the paused standby lags too much, reads the primary.
+/// writing device's pull through B does, and so does its pull through A with the token its push through B
+/// answered (the push as its last write); C, for which the paused standby lags too much, reads the primary.
 /// Once replay resumes, A's pull brings the change.
 /// </summary>
 [Collection(ClusterCollection.Name)]
@@ -37,7 +38,13 @@ public sealed class StandbyReadsTests(LocalCluster cluster, ITestOutputHelper ou
         var restA = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
         var restB = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
         var restC = new Uri($"http://127.0.0.1:{LoopbackPorts.Free()}");
-        using var a = cluster.StartService(restA, new Dictionary<string, string?> { ["Storage:StandbyMaxLagMs"] = "600000" });
+        // A reads standbys only (not prefer-standby, which takes the primary when a standby is slow to connect
+        // on a busy machine): what A's standby reads return is then the paused standbys' alone.
+        using var a = cluster.StartService(restA, new Dictionary<string, string?>
+        {
+            ["Storage:StandbyMaxLagMs"] = "600000",
+            ["Storage:ReadConnectionString"] = cluster.ReadConnectionString.Replace("prefer-standby", "standby", StringComparison.Ordinal),
+        });
         using var b = cluster.StartService(restB, new Dictionary<string, string?> { ["Sync:LivePull"] = "false", ["Storage:StandbyMaxLagMs"] = "600000" });
         using var c = cluster.StartService(restC, new Dictionary<string, string?> { ["Sync:LivePull"] = "false", ["Storage:StandbyMaxLagMs"] = "100" });
 
@@ -80,6 +87,11 @@ public sealed class StandbyReadsTests(LocalCluster cluster, ITestOutputHelper ou
             Assert.Equal(sharerToken, fromStandby.Token); // nothing new, as the standby saw it
             Assert.Contains(HighlightId(Sharer, "shared"), (await PullAsync(sharerOnB, Sharer, sharerToken)).Ids);
 
+            // A device that sends its token with its push through B gets it back with the push in it: A,
+            // which was told of nothing, then reads the primary for it.
+            var carried = await PushWithTokenAsync(sharerOnB, Sharer, "carried", sharerToken);
+            Assert.Contains(HighlightId(Sharer, "carried"), (await PullAsync(sharerOnA, Sharer, carried)).Ids);
+
             // C allows 100 ms of lag: the paused standby, with WAL waiting to be replayed, lags more by now.
             await Task.Delay(TimeSpan.FromMilliseconds(500), TestTimeout.Token);
             Assert.Contains(HighlightId(Sharer, "shared"), (await PullAsync(sharerOnC, Sharer, sharerToken)).Ids);
@@ -112,6 +124,21 @@ public sealed class StandbyReadsTests(LocalCluster cluster, ITestOutputHelper ou
             .Select(change => change.GetProperty("id").GetString()!)
             .ToList();
         return (ids, page.GetProperty("syncToken").GetString()!);
+    }
+
+    /// <summary>A push of one new highlight with the device's sync token (<c>?since=</c>); the answer's token.</summary>
+    private static async Task<string> PushWithTokenAsync(HttpClient device, long user, string key, string since)
+    {
+        var body = new
+        {
+            changes = new[] { new { op = "upsert", bookNo = "7", key, text = "read after its write", start = 0, length = 20, color = "blue", modifiedAt = DateTimeOffset.UtcNow } },
+        };
+        using var response = await device.PostAsJsonAsync(
+            new Uri($"/v1/users/{user}/changes?since={Uri.EscapeDataString(since)}", UriKind.Relative), body, TestTimeout.Token);
+        var answer = await response.Content.ReadFromJsonAsync<JsonElement>(TestTimeout.Token);
+        Assert.True(response.IsSuccessStatusCode, answer.ToString());
+        Assert.Equal("applied", answer.GetProperty("results")[0].GetProperty("status").GetString());
+        return answer.GetProperty("syncToken").GetString()!;
     }
 
     /// <summary>The superuser's strings to the nodes in recovery.</summary>

@@ -80,6 +80,24 @@ public sealed class SyncGrpcChangesTests : IClassFixture<SyncServiceDatabase>, I
     }
 
     [Fact]
+    public async Task APushWithTheDevicesTokenAnswersTheTokenToPullWithAndATamperedOneStoresNothing()
+    {
+        var user = _db.NewUser();
+        var token = (await PullAsync(user)).SyncToken;
+        Assert.Equal(string.Empty, (await PushAsync(user, Upsert("k1", "no token", DateTimeOffset.UtcNow))).SyncToken);
+
+        var pushed = await _host.Client.PushAsync(user, token, Upsert("k2", "with a token", DateTimeOffset.UtcNow));
+        Assert.NotEqual(string.Empty, pushed.SyncToken);
+        Assert.NotEqual(token, pushed.SyncToken);
+        Assert.Equal(2, (await PullAsync(user, pushed.SyncToken)).Changes.Count);
+
+        var error = await Assert.ThrowsAsync<RpcException>(() => _host.Client.PushAsync(user, "x" + token, Upsert("k3", "refused", DateTimeOffset.UtcNow)));
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.StartsWith("since:", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(2, (await PullAsync(user)).Changes.Count);
+    }
+
+    [Fact]
     public async Task ATamperedSyncTokenIsInvalidArgument()
     {
         var user = _db.NewUser();

@@ -51,9 +51,12 @@ public sealed class GrpcTestClient : IDisposable
     }
 
     /// <summary>PushChanges of <paramref name="changes"/> as a device of <paramref name="user"/>.</summary>
-    public Task<PushChangesResponse> PushAsync(long user, params PushedChange[] changes)
+    public Task<PushChangesResponse> PushAsync(long user, params PushedChange[] changes) => PushAsync(user, string.Empty, changes);
+
+    /// <summary>PushChanges with the device's sync token (<c>since</c>; empty for none).</summary>
+    public Task<PushChangesResponse> PushAsync(long user, string since, params PushedChange[] changes)
     {
-        var request = new PushChangesRequest { UserNo = user };
+        var request = new PushChangesRequest { UserNo = user, Since = since };
         request.Changes.AddRange(changes);
         return UnaryAsync(SyncGrpcService.ServiceName, "PushChanges", request, PushChangesResponse.Parser,
             metadata: SyncGrpcTestHost.As(user), cancellationToken: Kobo.Sync.SyncApi.Tests.Support.TestTimeout.Token);

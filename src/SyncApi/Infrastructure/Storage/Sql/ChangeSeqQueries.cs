@@ -33,14 +33,16 @@ internal static class ChangeSeqQueries
     /// <summary>
     /// <see cref="CommittedSeq"/> on a standby (<c>Storage:ReadConnectionString</c>), with whether the
     /// standby lags: $1 user_no, $2 the lag allowed in milliseconds. Columns: change_seq, lagging. A
-    /// standby lags when WAL it has received waits to be replayed and the last commit it replayed is older
-    /// than $2; one that has replayed all it received does not. On the primary, lagging is false.
+    /// standby lags when it streams from no one (no WAL receiver runs: it cannot know what it misses), or
+    /// when WAL it has received waits to be replayed and the last commit it replayed is older than $2; one
+    /// that streams and has replayed all it received does not. On the primary, lagging is false.
     /// </summary>
     public const string CommittedSeqOnStandby = """
         SELECT change_seq,
                pg_is_in_recovery()
-               AND pg_last_wal_receive_lsn() IS DISTINCT FROM pg_last_wal_replay_lsn()
-               AND coalesce(pg_last_xact_replay_timestamp() < now() - $2 * interval '1 millisecond', true)
+               AND (NOT EXISTS (SELECT FROM pg_stat_wal_receiver)
+                    OR (pg_last_wal_receive_lsn() IS DISTINCT FROM pg_last_wal_replay_lsn()
+                        AND coalesce(pg_last_xact_replay_timestamp() < now() - $2 * interval '1 millisecond', true)))
         FROM users WHERE user_no = $1
         """;
 

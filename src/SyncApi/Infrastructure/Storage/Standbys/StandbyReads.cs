@@ -47,10 +47,13 @@ public sealed class StandbyReads
 
     /// <summary>
     /// Runs <paramref name="read"/> on a standby with the check it must put first, and again on the primary
-    /// (with no check) when the standby's answer is refused. <paramref name="state"/> is passed to it as given.
+    /// (with no check) when the standby's answer is refused. The standby must have the user's last write
+    /// this instance knows of, and at least <paramref name="written"/> (one the device told of: its token).
+    /// <paramref name="state"/> is passed to <paramref name="read"/> as given.
     /// </summary>
     public async Task<T> ReadAsync<TState, T>(
         UserNo user,
+        long written,
         TState state,
         Func<NpgsqlDataSource, StandbyCheck?, TState, CancellationToken, Task<StandbyAnswer<T>>> read,
         CancellationToken cancellationToken)
@@ -60,7 +63,7 @@ public sealed class StandbyReads
             return (await read(_primary, null, state, cancellationToken).ConfigureAwait(false)).Value;
         }
 
-        var check = new StandbyCheck(Writes!.LastWrite(user.Value), AllowedLag().TotalMilliseconds);
+        var check = new StandbyCheck(Math.Max(written, Writes!.LastWrite(user.Value)), AllowedLag().TotalMilliseconds);
         var answer = await read(_standbys, check, state, cancellationToken).ConfigureAwait(false);
         _metrics?.RecordDeviceRead(answer.Verdict);
         return answer.Verdict == StandbyVerdict.Served
@@ -69,8 +72,8 @@ public sealed class StandbyReads
     }
 
     /// <summary>Where the user's change sequence stands (null: no such user), read as <see cref="ReadAsync"/> reads: one indexed read.</summary>
-    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
-        ReadAsync(user, user, static async (source, check, user, ct) =>
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken) =>
+        ReadAsync(user, written, user, static async (source, check, user, ct) =>
         {
             if (check is null)
             {

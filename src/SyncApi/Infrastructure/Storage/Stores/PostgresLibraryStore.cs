@@ -25,13 +25,14 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         return _reads.ReadAsync(
             user,
+            after.WrittenSeq,
             (User: user, After: after, Limit: limit, MaxBytes: maxBytes),
             static (source, check, a, ct) => ReadChangesCoreAsync(source, check, a.User, a.After, a.Limit, a.MaxBytes, ct),
             cancellationToken);
     }
 
     public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
-        _reads.ReadCommittedSeqAsync(user, cancellationToken);
+        _reads.ReadCommittedSeqAsync(user, written: 0, cancellationToken);
 
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
         ReadBookCoreAsync(dataSource, user, book, cancellationToken);

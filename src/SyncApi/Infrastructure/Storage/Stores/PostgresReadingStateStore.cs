@@ -21,7 +21,7 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
     private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
 
     public Task<ReadingStateLookup> GetAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
-        _reads.ReadAsync(user, (User: user, Book: book), static async (source, check, a, ct) =>
+        _reads.ReadAsync(user, written: 0, (User: user, Book: book), static async (source, check, a, ct) =>
         {
             await using var connection = await source.OpenConnectionAsync(ct).ConfigureAwait(false);
             if (check is null)

@@ -22,7 +22,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
 {
     private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
 
-    public async Task<bool> ApplyAsync(
+    public async Task<long?> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
         Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
@@ -61,7 +61,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
 
         if (lastSeq is null)
         {
-            return false;
+            return null;
         }
 
         var writes = decide(stored, holdings);
@@ -78,7 +78,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
         }
 
-        return true;
+        return lastSeq.Value - ids.Count + writes.Count;
     }
 
     private static NpgsqlBatchCommand TakeCommand(UserNo user, int count) => new(ChangeSeqQueries.TakeChangeSeqForHighlights)
@@ -102,14 +102,15 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
         return new(HighlightSyncQueries.LoadForWrite) { Parameters = { new NpgsqlParameter<string[]> { TypedValue = texts } } };
     }
 
-    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
-        _reads.ReadCommittedSeqAsync(user, cancellationToken);
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken) =>
+        _reads.ReadCommittedSeqAsync(user, written, cancellationToken);
 
     public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         return _reads.ReadAsync(
             user,
+            after.WrittenSeq,
             (User: user, After: after, Limit: limit, MaxBytes: maxBytes),
             static (source, check, a, ct) => ReadChangesAsync(source, check, a.User, a.After, a.Limit, a.MaxBytes, ct),
             cancellationToken);

@@ -20,7 +20,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
 /// </summary>
 public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines pipelines) : ISyncStore
 {
-    public Task<bool> ApplyAsync(
+    public Task<long?> ApplyAsync(
         UserNo user,
         IReadOnlyCollection<HighlightId> ids,
         Func<IReadOnlyDictionary<HighlightId, HighlightState>, HighlightHoldings, IReadOnlyList<HighlightState>> decide,
@@ -43,10 +43,10 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             static (s, ct) => s.store.SetOwnershipAsync(s.user, s.book, s.owned, ct),
             cancellationToken);
 
-    public Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken) =>
+    public Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
-            StoragePipelines.PrimaryRead, (store, user),
-            static (s, ct) => s.store.ReadCommittedSeqAsync(s.user, ct),
+            StoragePipelines.PrimaryRead, (store, user, written),
+            static (s, ct) => s.store.ReadCommittedSeqAsync(s.user, s.written, ct),
             cancellationToken);
 
     public Task RecordPullsAsync(IReadOnlyList<DevicePull> pulls, DeviceBounds bounds, CancellationToken cancellationToken) =>
