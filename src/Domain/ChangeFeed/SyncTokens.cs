@@ -12,7 +12,8 @@ namespace Kobo.Sync.Domain.ChangeFeed;
 /// over the user and the position. A token that was altered, made up or issued to another user fails
 /// the tag check. Format: <c>base64url("5|hseq|eseq|ebook|pages in sync|rseq|rbook|cseq|collection id|written seq|id suffix") "." base64url(16-byte tag)</c>,
 /// the collection id as 32 hexadecimal digits, the written seq the device's last write (<see cref="SyncPosition.WrittenSeq"/>).
-/// A format "4" token (the same without the written seq) is still accepted: it knows of no write.
+/// A position that names no write is issued as format "4" (the same without the written seq), which builds
+/// before format "5" read as well.
 /// A format "3" token (<c>"3|hseq|eseq|ebook|pages in sync|rseq|rbook|id suffix"</c>, issued before collections
 /// were pulled) is still accepted: its collection position is the start. So is a format "2" token
 /// (<c>"2|hseq|eseq|ebook|pages in sync|id suffix"</c>, issued before reading states were pulled): its
@@ -39,10 +40,14 @@ public sealed class SyncTokens(byte[] key)
         var suffix = position.HighlightId.Length == 0 ? string.Empty
             : position.HighlightId.StartsWith(prefix, StringComparison.Ordinal) ? position.HighlightId[prefix.Length..]
             : throw new ArgumentException("The position's highlight belongs to another user.", nameof(position));
-        var payload = Encoding.UTF8.GetBytes(string.Join('|',
-            FormatVersion, Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync),
-            Number(position.ReadingSeq), Number(position.ReadingBook), Number(position.CollectionSeq), position.CollectionId.ToString("N"),
-            Number(position.WrittenSeq), suffix));
+        // A position that names no write is issued as format 4, which the builds before format 5 read too: during
+        // a rolling upgrade only a token a push answered (until the pull that reaches the end) needs the new build.
+        var streams = string.Join('|',
+            Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync),
+            Number(position.ReadingSeq), Number(position.ReadingBook), Number(position.CollectionSeq), position.CollectionId.ToString("N"));
+        var payload = Encoding.UTF8.GetBytes(position.WrittenSeq == 0
+            ? string.Join('|', FormatBeforeWrites, streams, suffix)
+            : string.Join('|', FormatVersion, streams, Number(position.WrittenSeq), suffix));
         return _envelope.Seal(Context(user, kind), payload);
     }
 

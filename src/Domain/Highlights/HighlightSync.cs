@@ -212,6 +212,12 @@ public sealed class HighlightSync(
             }
 
             next = next.WithLibraryThrough(committedSeq);
+
+            // Past the device's last write too: the position itself now makes a read see it.
+            if (committedSeq >= next.WrittenSeq)
+            {
+                next = next with { WrittenSeq = 0 };
+            }
         }
 
         var pageOfSync = pagesBefore + 1;

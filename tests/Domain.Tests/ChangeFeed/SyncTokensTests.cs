@@ -92,6 +92,8 @@ public sealed class SyncTokensTests
     {
         var written = Position with { WrittenSeq = 57 };
         Assert.Equal(written, Tokens.Resolve(User, Tokens.Issue(User, written)));
+        Assert.StartsWith("5|", Payload(Tokens.Issue(User, written)), StringComparison.Ordinal);
+        Assert.StartsWith("4|", Payload(Tokens.Issue(User, Position)), StringComparison.Ordinal); // what builds before format 5 read
 
         // Format 4: as format 5 without the written seq, signed as this service signed it then.
         var collection = Guid.NewGuid();
@@ -102,6 +104,8 @@ public sealed class SyncTokensTests
         Assert.Throws<InvalidRequestException>(() => Tokens.Resolve(User, FormatTwoTokens.Issue(Key, User, $"5|41|40|5|3|39|8|38|{collection:N}|x|ebooks/5/k1")));
         Assert.True((SyncPosition.Start with { WrittenSeq = 9 }).IsStart); // a full sync whatever the device wrote
     }
+
+    private static string Payload(string token) => Encoding.UTF8.GetString(System.Buffers.Text.Base64Url.DecodeFromChars(token.Split('.')[0]));
 
     [Fact]
     public void ATokenOfAnUnknownFormatIsRejected()
