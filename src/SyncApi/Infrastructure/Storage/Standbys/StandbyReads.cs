@@ -46,46 +46,49 @@ public sealed class StandbyReads
     public static StandbyReads PrimaryOnly(NpgsqlDataSource primary) => new(primary, null, null, TimeSpan.Zero);
 
     /// <summary>
-    /// Runs <paramref name="read"/> on a standby with the check it must put first, and again on the primary
-    /// (with no check) when the standby's answer is refused. The standby must have the user's last write
-    /// this instance knows of, and at least <paramref name="written"/> (one the device told of: its token).
-    /// <paramref name="state"/> is passed to <paramref name="read"/> as given.
+    /// Runs <paramref name="read"/> on a standby with a check it must put first (<see cref="StandbyCheck"/>),
+    /// and again on the primary (with none) when the check refused the standby's answer. The standby must
+    /// have the user's last write this instance knows of, and at least <paramref name="written"/> (one the
+    /// device told of: its token). With no standbys, <paramref name="read"/> runs on the primary alone,
+    /// with nothing in between. <paramref name="state"/> is passed to <paramref name="read"/> as given.
     /// </summary>
-    public async Task<T> ReadAsync<TState, T>(
+    public Task<T> ReadAsync<TState, T>(
         UserNo user,
         long written,
         TState state,
-        Func<NpgsqlDataSource, StandbyCheck?, TState, CancellationToken, Task<StandbyAnswer<T>>> read,
+        Func<NpgsqlDataSource, StandbyCheck?, TState, CancellationToken, Task<T>> read,
+        CancellationToken cancellationToken) =>
+        _standbys is null
+            ? read(_primary, null, state, cancellationToken)
+            : ReadOnStandbyAsync(_standbys, new StandbyCheck(Math.Max(written, Writes!.LastWrite(user.Value)), AllowedLag().TotalMilliseconds), state, read, cancellationToken);
+
+    private async Task<T> ReadOnStandbyAsync<TState, T>(
+        NpgsqlDataSource standbys,
+        StandbyCheck check,
+        TState state,
+        Func<NpgsqlDataSource, StandbyCheck?, TState, CancellationToken, Task<T>> read,
         CancellationToken cancellationToken)
     {
-        if (_standbys is null)
-        {
-            return (await read(_primary, null, state, cancellationToken).ConfigureAwait(false)).Value;
-        }
-
-        var check = new StandbyCheck(Math.Max(written, Writes!.LastWrite(user.Value)), AllowedLag().TotalMilliseconds);
-        var answer = await read(_standbys, check, state, cancellationToken).ConfigureAwait(false);
-        _metrics?.RecordDeviceRead(answer.Verdict);
-        return answer.Verdict == StandbyVerdict.Served
-            ? answer.Value
-            : (await read(_primary, null, state, cancellationToken).ConfigureAwait(false)).Value;
+        var answer = await read(standbys, check, state, cancellationToken).ConfigureAwait(false);
+        _metrics?.RecordDeviceRead(check.Verdict);
+        return check.Verdict == StandbyVerdict.Served
+            ? answer
+            : await read(_primary, null, state, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Where the user's change sequence stands (null: no such user), read as <see cref="ReadAsync"/> reads: one indexed read.</summary>
     public Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken) =>
-        ReadAsync(user, written, user, static async (source, check, user, ct) =>
-        {
-            if (check is null)
-            {
-                return StandbyAnswer<long?>.Of(await Stores.ChangeSequences.ReadCommittedAsync(source, user, ct).ConfigureAwait(false));
-            }
+        ReadAsync(user, written, user, static (source, check, user, ct) => check is null
+            ? Stores.ChangeSequences.ReadCommittedAsync(source, user, ct)
+            : ReadCommittedOnStandbyAsync(source, check, user, ct), cancellationToken);
 
-            await using var connection = await source.OpenConnectionAsync(ct).ConfigureAwait(false);
-            await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, user) } };
-            await using var reader = await batch.ExecutePreparedReaderAsync(ct).ConfigureAwait(false);
-            var (seq, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, ct).ConfigureAwait(false);
-            return verdict == StandbyVerdict.Served ? StandbyAnswer<long?>.Of(seq) : StandbyAnswer<long?>.Refused(verdict);
-        }, cancellationToken);
+    private static async Task<long?> ReadCommittedOnStandbyAsync(NpgsqlDataSource source, StandbyCheck check, UserNo user, CancellationToken cancellationToken)
+    {
+        await using var connection = await source.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, user) } };
+        await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
+        return await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
+    }
 
     /// <summary>
     /// The lag a standby may have: at most <c>Storage:StandbyMaxLagMs</c>, and never more than the time
@@ -98,44 +101,55 @@ public sealed class StandbyReads
     }
 }
 
-/// <summary>What a standby's answer must show: the user's sequence at <see cref="LastWrite"/> or past it, and a lag within <see cref="AllowedLagMs"/>.</summary>
-public readonly record struct StandbyCheck(long LastWrite, double AllowedLagMs)
+/// <summary>
+/// What a standby's answer must show: the user's sequence at <see cref="LastWrite"/> or past it, and a lag
+/// within <see cref="AllowedLagMs"/>; and, once the read's first statement is read, what it showed
+/// (<see cref="Verdict"/>). A read that finds it refused stops there: its result is not used.
+/// </summary>
+public sealed class StandbyCheck(long lastWrite, double allowedLagMs)
 {
+    public long LastWrite { get; } = lastWrite;
+
+    public double AllowedLagMs { get; } = allowedLagMs;
+
+    public StandbyVerdict Verdict { get; private set; }
+
+    /// <summary>The standby's answer is not to be used (read again on the primary).</summary>
+    public bool Refused => Verdict != StandbyVerdict.Served;
+
     /// <summary>
     /// A read's first statement: the user's committed sequence (column 0), and on a standby (a
     /// <paramref name="check"/>) whether it lags (column 1). No row when the user does not exist there.
     /// </summary>
-    public static NpgsqlBatchCommand FirstCommand(StandbyCheck? check, UserNo user) => check is { } c
+    public static NpgsqlBatchCommand FirstCommand(StandbyCheck? check, UserNo user) => check is not null
         ? new(ChangeSeqQueries.CommittedSeqOnStandby)
         {
             Parameters =
             {
                 new NpgsqlParameter<long> { TypedValue = user.Value },
-                new NpgsqlParameter<double> { TypedValue = c.AllowedLagMs },
+                new NpgsqlParameter<double> { TypedValue = check.AllowedLagMs },
             },
         }
         : new(ChangeSeqQueries.CommittedSeq) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } };
 
     /// <summary>
-    /// Reads the first statement's answer: the user's committed sequence (null: no such user) and what
-    /// the check makes of it. A user the standby does not have yet is refused there: the primary decides.
+    /// Reads the first statement's answer: the user's committed sequence (null: no such user), and sets the
+    /// <paramref name="check"/>'s verdict. A user the standby does not have yet is refused there: the primary decides.
     /// </summary>
-    public static async Task<(long? Seq, StandbyVerdict Verdict)> ReadFirstAsync(
-        NpgsqlDataReader reader, StandbyCheck? check, CancellationToken cancellationToken)
+    public static async Task<long?> ReadFirstAsync(NpgsqlDataReader reader, StandbyCheck? check, CancellationToken cancellationToken)
     {
         if (!await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
-            return (null, check is null ? StandbyVerdict.Served : StandbyVerdict.UnknownUser);
+            check?.Judge(StandbyVerdict.UnknownUser);
+            return null;
         }
 
         var seq = reader.GetInt64(0);
-        if (check is not { } c)
-        {
-            return (seq, StandbyVerdict.Served);
-        }
-
-        return (seq, reader.GetBoolean(1) ? StandbyVerdict.Lagging : seq < c.LastWrite ? StandbyVerdict.Behind : StandbyVerdict.Served);
+        check?.Judge(reader.GetBoolean(1) ? StandbyVerdict.Lagging : seq < check.LastWrite ? StandbyVerdict.Behind : StandbyVerdict.Served);
+        return seq;
     }
+
+    private void Judge(StandbyVerdict verdict) => Verdict = verdict;
 }
 
 /// <summary>What became of a read tried on a standby.</summary>
@@ -152,12 +166,4 @@ public enum StandbyVerdict
 
     /// <summary>The standby does not have the user (yet): read again on the primary.</summary>
     UnknownUser,
-}
-
-/// <summary>A read's result, or on a standby, why it was refused there.</summary>
-public readonly record struct StandbyAnswer<T>(T Value, StandbyVerdict Verdict)
-{
-    public static StandbyAnswer<T> Of(T value) => new(value, StandbyVerdict.Served);
-
-    public static StandbyAnswer<T> Refused(StandbyVerdict verdict) => new(default!, verdict);
 }

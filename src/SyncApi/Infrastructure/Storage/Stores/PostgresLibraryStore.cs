@@ -37,7 +37,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
     public Task<LibraryBook?> ReadBookAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
         ReadBookCoreAsync(dataSource, user, book, cancellationToken);
 
-    private static async Task<StandbyAnswer<LibraryChanges?>> ReadChangesCoreAsync(
+    private static async Task<LibraryChanges?> ReadChangesCoreAsync(
         NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -51,23 +51,17 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
         batch.BatchCommands.Add(PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes));
         batch.BatchCommands.Add(ChangeFeedBatch.OfUser(CollectionQueries.PurgeHorizon, user));
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
-        var (seq, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
-        if (verdict != StandbyVerdict.Served)
+        var seq = await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
+        if (check is { Refused: true } || seq is not { } committed)
         {
-            return StandbyAnswer<LibraryChanges?>.Refused(verdict);
-        }
-
-        if (seq is not { } committed)
-        {
-            return StandbyAnswer<LibraryChanges?>.Of(null);
+            return null;
         }
 
         var books = await ChangeFeedBatch.ReadPageAsync(reader, r => Read(r, 1), cancellationToken).ConfigureAwait(false);
         var states = await ChangeFeedBatch.ReadPageAsync(reader, ReadState, cancellationToken).ConfigureAwait(false);
         var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
-        return StandbyAnswer<LibraryChanges?>.Of(
-            new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = purgedCollectionSeq });
+        return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = purgedCollectionSeq };
 
         static LibraryReadingState ReadState(NpgsqlDataReader reader)
         {

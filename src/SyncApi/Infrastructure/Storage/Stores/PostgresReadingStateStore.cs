@@ -21,22 +21,23 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
     private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
 
     public Task<ReadingStateLookup> GetAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
-        _reads.ReadAsync(user, written: 0, (User: user, Book: book), static async (source, check, a, ct) =>
-        {
-            await using var connection = await source.OpenConnectionAsync(ct).ConfigureAwait(false);
-            if (check is null)
-            {
-                return StandbyAnswer<ReadingStateLookup>.Of(await LoadAsync(connection, null, a.User, a.Book, ct).ConfigureAwait(false));
-            }
+        _reads.ReadAsync(user, written: 0, (User: user, Book: book), static (source, check, a, ct) => GetAsync(source, check, a.User, a.Book, ct), cancellationToken);
 
-            await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, a.User), LoadCommand(a.User, a.Book) } };
-            await using var reader = await batch.ExecutePreparedReaderAsync(ct).ConfigureAwait(false);
-            var (_, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, ct).ConfigureAwait(false);
-            return verdict != StandbyVerdict.Served
-                ? StandbyAnswer<ReadingStateLookup>.Refused(verdict)
-                : StandbyAnswer<ReadingStateLookup>.Of(
-                    await reader.NextResultAsync(ct).ConfigureAwait(false) ? await ReadLookupAsync(reader, a.Book, ct).ConfigureAwait(false) : ReadingStateLookup.UnknownUser);
-        }, cancellationToken);
+    private static async Task<ReadingStateLookup> GetAsync(NpgsqlDataSource source, StandbyCheck? check, UserNo user, BookNo book, CancellationToken cancellationToken)
+    {
+        await using var connection = await source.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
+        if (check is null)
+        {
+            return await LoadAsync(connection, null, user, book, cancellationToken).ConfigureAwait(false);
+        }
+
+        await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, user), LoadCommand(user, book) } };
+        await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
+        await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
+        return check.Refused || !await reader.NextResultAsync(cancellationToken).ConfigureAwait(false)
+            ? ReadingStateLookup.UnknownUser // not used when refused: the primary answers
+            : await ReadLookupAsync(reader, book, cancellationToken).ConfigureAwait(false);
+    }
 
     public async Task<ReadingStateLookup> ApplyAsync(
         UserNo user, BookNo book, Func<ReadingState?, ReadingStateDecision> decide, CancellationToken cancellationToken)

@@ -116,7 +116,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             cancellationToken);
     }
 
-    private static async Task<StandbyAnswer<StoredChanges?>> ReadChangesAsync(
+    private static async Task<StoredChanges?> ReadChangesAsync(
         NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
@@ -134,15 +134,10 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             },
         };
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
-        var (committed, verdict) = await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
-        if (verdict != StandbyVerdict.Served)
+        var committed = await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
+        if (check is { Refused: true } || committed is not { } committedSeq)
         {
-            return StandbyAnswer<StoredChanges?>.Refused(verdict);
-        }
-
-        if (committed is not { } committedSeq)
-        {
-            return StandbyAnswer<StoredChanges?>.Of(null);
+            return null;
         }
 
         var highlights = await ChangeFeedBatch.ReadPageAsync(reader, r => ReadState(r, 1, withFieldTimes: false), cancellationToken).ConfigureAwait(false);
@@ -153,12 +148,12 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
         var readingStates = await ChangeFeedBatch.ReadPageAsync(reader, ReadReadingState, cancellationToken).ConfigureAwait(false);
         var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedHighlightSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
-        return StandbyAnswer<StoredChanges?>.Of(new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
+        return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
         {
             ReadingStates = readingStates,
             Collections = collections,
             PurgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false),
-        });
+        };
 
         static ReadingState ReadReadingState(NpgsqlDataReader reader)
         {
