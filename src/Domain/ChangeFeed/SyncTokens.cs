@@ -42,12 +42,10 @@ public sealed class SyncTokens(byte[] key)
             : throw new ArgumentException("The position's highlight belongs to another user.", nameof(position));
         // A position that names no write is issued as format 4, which the builds before format 5 read too: during
         // a rolling upgrade only a token a push answered (until the pull that reaches the end) needs the new build.
-        var streams = string.Join('|',
-            Number(position.HighlightSeq), Number(position.EntitlementSeq), Number(position.EntitlementBook), Number(position.PagesInSync),
-            Number(position.ReadingSeq), Number(position.ReadingBook), Number(position.CollectionSeq), position.CollectionId.ToString("N"));
-        var payload = Encoding.UTF8.GetBytes(position.WrittenSeq == 0
-            ? string.Join('|', FormatBeforeWrites, streams, suffix)
-            : string.Join('|', FormatVersion, streams, Number(position.WrittenSeq), suffix));
+        var (format, written) = position.WrittenSeq == 0 ? (FormatBeforeWrites, string.Empty) : (FormatVersion, "|" + Number(position.WrittenSeq));
+        var payload = Encoding.UTF8.GetBytes(string.Create(
+            CultureInfo.InvariantCulture,
+            $"{format}|{position.HighlightSeq}|{position.EntitlementSeq}|{position.EntitlementBook}|{position.PagesInSync}|{position.ReadingSeq}|{position.ReadingBook}|{position.CollectionSeq}|{position.CollectionId:N}{written}|{suffix}"));
         return _envelope.Seal(Context(user, kind), payload);
     }
 

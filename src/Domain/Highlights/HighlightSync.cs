@@ -34,16 +34,11 @@ public sealed class HighlightSync(
     {
         caller.EnsureOwns(user);
         SyncPosition? position = string.IsNullOrEmpty(since) ? null : tokens.Resolve(user, since);
-        var results = await PushChangesAsync(user, changes, cancellationToken).ConfigureAwait(false);
-        return new PushAnswer(
-            results.Results,
-            position is { } p ? tokens.Issue(user, p with { WrittenSeq = Math.Max(p.WrittenSeq, results.Written ?? 0) }) : null);
-    }
 
-    /// <summary>The results, and the user's change sequence after the last change stored (null when nothing reached the store).</summary>
-    private async Task<(ChangeResult[] Results, long? Written)> PushChangesAsync(
-        UserNo user, IReadOnlyList<PushedChange?>? changes, CancellationToken cancellationToken)
-    {
+        // The answer once the store is done: the token names what the store wrote (written: the user's change sequence after it).
+        PushAnswer Answer(ChangeResult[] results, long? written) => new(
+            results, position is { } p ? tokens.Issue(user, p with { WrittenSeq = Math.Max(p.WrittenSeq, written ?? 0) }) : null);
+
         if (changes is null)
         {
             throw new InvalidRequestException(BatchTooLargeException.Field, "changes is required: a list of 0 to 500 changes.");
@@ -81,11 +76,11 @@ public sealed class HighlightSync(
         {
             if (changes.Count > 0)
             {
-                return (results, null);
+                return Answer(results, null);
             }
 
             var seq = await store.ApplyAsync(user, [], (_, _) => [], cancellationToken).ConfigureAwait(false);
-            return seq is null ? throw ResourceNotFoundException.UnknownUser(user) : (results, seq);
+            return seq is null ? throw ResourceNotFoundException.UnknownUser(user) : Answer(results, seq);
         }
 
         var ids = new HashSet<HighlightId>(validCount);
@@ -130,7 +125,7 @@ public sealed class HighlightSync(
             EnsureWithinQuota(holdings, HighlightHoldings.Change(stored, writes));
             return writes;
         }, cancellationToken).ConfigureAwait(false);
-        return written is null ? throw ResourceNotFoundException.UnknownUser(user) : (results, written);
+        return written is null ? throw ResourceNotFoundException.UnknownUser(user) : Answer(results, written);
     }
 
     public async Task<SyncChangePage> PullAsync(
