@@ -9,7 +9,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
 /// standby's sequence for the user has reached it (<see cref="StandbyReads"/>).
 /// <para>
 /// The writes are held in two generations of <see cref="Window"/> each, with no timer: a write is kept
-/// for at least one window, and <see cref="CoveredSince"/> says from when every write is still known. A
+/// for at least one window, and <see cref="Lookup"/> says from when every write is still known. A
 /// standby is used only when its replay lags less than the time since then (and less than the window), so
 /// a write that was forgotten has been replayed on every standby that may still answer. A generation
 /// that fills up (<see cref="MaxUsersPerGeneration"/>) starts the next early, which shortens what is
@@ -54,24 +54,17 @@ public sealed class RecentWrites(TimeSpan window, TimeProvider clock, int maxUse
         }
     }
 
-    /// <summary>The user's last write this instance knows of (0 when none is held): a read must see at least it.</summary>
-    public long LastWrite(long user)
-    {
-        lock (_lock)
-        {
-            Rotate(clock.GetTimestamp());
-            return Math.Max(_current.GetValueOrDefault(user), _previous.GetValueOrDefault(user));
-        }
-    }
-
-    /// <summary>How far back every write is still held: since the older generation began, or since the start.</summary>
-    public TimeSpan CoveredSince()
+    /// <summary>
+    /// The user's last write this instance knows of (0 when none is held: a read must see at least it), and
+    /// how far back every write is still held (since the older generation began, or since the start).
+    /// </summary>
+    public (long LastWrite, TimeSpan Covered) Lookup(long user)
     {
         lock (_lock)
         {
             var now = clock.GetTimestamp();
             Rotate(now);
-            return clock.GetElapsedTime(_coveredSince, now);
+            return (Math.Max(_current.GetValueOrDefault(user), _previous.GetValueOrDefault(user)), clock.GetElapsedTime(_coveredSince, now));
         }
     }
 

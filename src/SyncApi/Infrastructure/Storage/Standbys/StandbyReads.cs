@@ -60,7 +60,7 @@ public sealed class StandbyReads
         CancellationToken cancellationToken) =>
         _standbys is null
             ? read(_primary, null, state, cancellationToken)
-            : ReadOnStandbyAsync(_standbys, new StandbyCheck(Math.Max(written, Writes!.LastWrite(user.Value)), AllowedLag().TotalMilliseconds), state, read, cancellationToken);
+            : ReadOnStandbyAsync(_standbys, Check(user, written), state, read, cancellationToken);
 
     private async Task<T> ReadOnStandbyAsync<TState, T>(
         NpgsqlDataSource standbys,
@@ -91,13 +91,14 @@ public sealed class StandbyReads
     }
 
     /// <summary>
-    /// The lag a standby may have: at most <c>Storage:StandbyMaxLagMs</c>, and never more than the time
-    /// back to which every write is still held (after a start, the time since; see <see cref="RecentWrites"/>).
+    /// What the standby must show: the user's last write this instance knows of, or <paramref name="written"/>
+    /// if later; and a lag of at most <c>Storage:StandbyMaxLagMs</c>, never more than the time back to which
+    /// every write is still held (after a start, the time since; see <see cref="RecentWrites"/>).
     /// </summary>
-    private TimeSpan AllowedLag()
+    private StandbyCheck Check(UserNo user, long written)
     {
-        var covered = Writes!.CoveredSince();
-        return covered < _maxLag ? covered : _maxLag;
+        var (lastWrite, covered) = Writes!.Lookup(user.Value);
+        return new StandbyCheck(Math.Max(written, lastWrite), (covered < _maxLag ? covered : _maxLag).TotalMilliseconds);
     }
 }
 
@@ -130,7 +131,7 @@ public sealed class StandbyCheck(long lastWrite, double allowedLagMs)
                 new NpgsqlParameter<double> { TypedValue = check.AllowedLagMs },
             },
         }
-        : new(ChangeSeqQueries.CommittedSeq) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } };
+        : Stores.ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user);
 
     /// <summary>
     /// Reads the first statement's answer: the user's committed sequence (null: no such user), and sets the
