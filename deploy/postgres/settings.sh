@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Renders src/SyncApi/Infrastructure/Storage/Embedded/large-data.conf (the settings for data larger
+# Renders deploy/postgres/large-data.conf (the settings for data larger
 # than memory, the embedded server's own) as "key=value" lines, exactly as the service does
 # (LargeDataSettings): a value ending in % is that share of MemTotal divided by SERVERS, in whole MB.
 # Sourced by deploy/local-cluster/cluster.sh and load/bench/scale.sh.
@@ -7,7 +7,7 @@
 # postgres_large_data_settings [SERVERS]: prints key=value lines for one of SERVERS servers on this machine.
 postgres_large_data_settings() {
   local conf
-  conf="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/src/SyncApi/Infrastructure/Storage/Embedded/large-data.conf"
+  conf="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/large-data.conf"
   awk -v servers="${1:-1}" -v memkb="$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)" '
     { sub(/#.*/, ""); gsub(/^[ \t]+|[ \t]+$/, "") }
     $0 == "" { next }

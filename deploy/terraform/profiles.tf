@@ -40,7 +40,7 @@ locals {
   # local cluster and load/bench/scale.sh use (docs/postgres.md): "key = value  # why" lines; a value
   # ending in % is that share of the profile's database memory, in whole MB.
   large_data_lines = [
-    for line in split("\n", file("${path.module}/../../src/SyncApi/Infrastructure/Storage/Embedded/large-data.conf")) :
+    for line in split("\n", file("${path.module}/../postgres/large-data.conf")) :
     trimspace(split("#", line)[0]) if trimspace(split("#", line)[0]) != ""
   ]
   postgres_parameters = {

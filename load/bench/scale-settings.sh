@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The large-data settings (src/SyncApi/Infrastructure/Storage/Embedded/large-data.conf and migration
+# The large-data settings (deploy/postgres/large-data.conf and migration
 # 0011_large_table_storage.sql) measured against their alternatives on the seeded data set, on the
 # running server and without a restart: session settings, scratch copies of the users table and a
 # scratch index, each dropped again. Sourced by load/bench/scale.sh for --only settings; uses its

@@ -169,7 +169,7 @@ public sealed partial class CloudInitTests : IDisposable
         using var outputs = JsonDocument.Parse(output.StdOut);
         var parameters = outputs.RootElement.GetProperty("parameters").GetProperty("value").Deserialize<Dictionary<string, string>>()!;
         var memoryMb = outputs.RootElement.GetProperty("memory_mb").GetProperty("value").GetInt64();
-        var inFile = File.ReadLines(Repository.PathOf("src/SyncApi/Infrastructure/Storage/Embedded/large-data.conf"))
+        var inFile = File.ReadLines(Repository.PathOf("deploy/postgres/large-data.conf"))
             .Select(l => l.Split('#')[0].Trim()).Where(l => l.Length > 0).Select(l => l.Split('=', 2)).ToDictionary(p => p[0].Trim(), p => p[1].Trim(), StringComparer.Ordinal);
 
         Assert.Contains(inFile.Values, v => v.EndsWith('%'));

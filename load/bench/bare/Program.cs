@@ -1,7 +1,7 @@
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Kobo.Sync.BareRead;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.Storage.Sql;
 using Npgsql;
 
 // The two hot reads with nothing around them: no token, no resilience pipeline, no coalescing, no

@@ -52,12 +52,12 @@ public class DeviceTokenAuthenticationBenchmarks
         _headers = new string[Devices];
         for (var i = 0; i < Devices; i++)
         {
-            _headers[i] = "Bearer " + DevelopmentTokens.Mint(keys, i + 1, "bench", TimeSpan.FromHours(4));
+            _headers[i] = "Bearer " + keys.Signer.Mint(i + 1, "bench", TimeSpan.FromHours(4));
         }
 
         // Three times as many devices as the validated-token cache holds, in turn: each one's token is new to it.
         _firstSeen = [.. Enumerable.Range(1, 3 * ValidatedTokenCache.Capacity)
-            .Select(i => "Bearer " + DevelopmentTokens.Mint(keys, i, "bench-new", TimeSpan.FromHours(4)))];
+            .Select(i => "Bearer " + keys.Signer.Mint(i, "bench-new", TimeSpan.FromHours(4)))];
 
         // Every device has been seen once: the service's steady state.
         foreach (var _ in _headers)

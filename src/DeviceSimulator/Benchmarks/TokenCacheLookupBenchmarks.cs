@@ -30,7 +30,7 @@ public class TokenCacheLookupBenchmarks
         _headers = new string[Devices];
         for (var i = 0; i < Devices; i++)
         {
-            var token = DevelopmentTokens.Mint(keys, i + 1, "bench", TimeSpan.FromHours(4));
+            var token = keys.Signer.Mint(i + 1, "bench", TimeSpan.FromHours(4));
             _headers[i] = "Bearer " + token;
             var principal = new ClaimsPrincipal(new ClaimsIdentity([new Claim(DeviceAuthentication.UserClaim, (i + 1).ToString(System.Globalization.CultureInfo.InvariantCulture))]));
             _ours.Add(token, principal, now.AddHours(4).UtcDateTime, now);

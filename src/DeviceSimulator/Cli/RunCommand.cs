@@ -7,7 +7,7 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios;
 using Kobo.Sync.DeviceSimulator.Seeding;
-using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.Contracts.Tokens;
 
 namespace Kobo.Sync.DeviceSimulator.Cli;
 
@@ -80,7 +80,7 @@ internal static class RunCommand
                     Endpoints = new Endpoints(
                         Address(parse.GetValue(rest), "--rest"), Address(parse.GetValue(grpc), "--grpc"), parse.GetValue(postgres),
                         Address(parse.GetValue(waitRest), "--wait-rest"), Address(parse.GetValue(waitGrpc), "--wait-grpc")),
-                    Tokens = new DeviceTokenOptions { SigningKey = key ?? new string('x', 32), Issuer = parse.GetValue(issuer)!, Audience = parse.GetValue(audience)! },
+                    Tokens = new DeviceTokenSigner(key ?? new string('x', 32), parse.GetValue(issuer)!, parse.GetValue(audience)!),
                     HeaviestUsers = heavy,
                     Users = parse.GetValue(users) ?? (parse.GetValue(heaviest) is { } p ? HeaviestUsersFile.ReadUserCount(p) : 0),
                     Shard = part,

@@ -1,7 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Seeding;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Storage;
 
 namespace Kobo.Sync.DeviceSimulator.Cli;
 

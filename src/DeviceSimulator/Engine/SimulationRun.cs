@@ -4,7 +4,7 @@ using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios;
 using Kobo.Sync.DeviceSimulator.Scenarios.Day;
 using Kobo.Sync.DeviceSimulator.Seeding;
-using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.Contracts.Tokens;
 
 namespace Kobo.Sync.DeviceSimulator.Engine;
 
@@ -13,7 +13,7 @@ public sealed record RunSettings
 {
     public required Endpoints Endpoints { get; init; }
 
-    public required DeviceTokenOptions Tokens { get; init; }
+    public required DeviceTokenSigner Tokens { get; init; }
 
     public IReadOnlyList<HeavyUser> HeaviestUsers { get; init; } = [];
 

@@ -9,12 +9,11 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.SyncApi.Grpc.V1;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
-using Microsoft.Extensions.Logging.Abstractions;
+using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Coalescing;
+using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;
 using Npgsql;
 
@@ -188,7 +187,7 @@ public sealed class ScenarioCatalog : IAsyncDisposable
             new PostgresDeviceReadStore(new ReadCoalescer(_postgres, new ReadCoalescingOptions())),
             new StoragePipelines(
                 Options.Create(new ResilienceOptions()),
-                new LoggingResilienceEvents(NullLogger<LoggingResilienceEvents>.Instance),
+                IResilienceEvents.Unreported,
                 TimeProvider.System));
     }
 }

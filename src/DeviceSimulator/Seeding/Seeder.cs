@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.Storage.Migrations;
 using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Seeding;

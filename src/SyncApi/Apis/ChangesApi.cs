@@ -4,7 +4,9 @@ using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;

@@ -1,5 +1,5 @@
 using Kobo.Sync.Domain.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage.Stores;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 

@@ -3,12 +3,16 @@ using Kobo.Sync.Domain.Library;
 using Kobo.Sync.SyncApi.Apis.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Stores;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authorization;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
+
+#if DEVELOPMENT_SERVER
+using Kobo.Sync.DevServer.DemoData;
+#endif
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
@@ -18,9 +22,14 @@ public static class KoboExtensions
     public static WebApplicationBuilder AddKobo(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<KoboOptions, KoboOptionsValidator>(KoboOptions.SectionName)
+#if DEVELOPMENT_SERVER
             // The demo content origin, when not set: on for the demo run only (the embedded server, seeded).
             .PostConfigure<IOptions<StorageOptions>, IOptions<DemoOptions>>((kobo, storage, demo) =>
                 kobo.DemoContent ??= storage.Value.UsesEmbeddedServer && demo.Value.Seed);
+#else
+            // A published service carries no demo books.
+            .Validate(kobo => kobo.DemoContent != true, "Kobo:DemoContent is on, and this build carries no demo content (a published service).");
+#endif
         builder.Services.AddSingleton<PostgresKoboLinkStore>();
         builder.Services.AddSingleton<IKoboLinkStore, ResilientKoboLinkStore>();
         builder.Services.TryAddSingleton<KoboLinkCache>();
@@ -51,10 +60,12 @@ public static class KoboExtensions
             .MapKoboTags()
             .MapKoboStore()
             .MapKoboAnnotations();
+#if DEVELOPMENT_SERVER
         if (app.Services.GetRequiredService<IOptions<KoboOptions>>().Value.DemoContent == true)
         {
             app.MapKoboDemoContent();
         }
+#endif
 
         return app;
     }

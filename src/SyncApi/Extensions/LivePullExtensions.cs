@@ -1,6 +1,6 @@
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 

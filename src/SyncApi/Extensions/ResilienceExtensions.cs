@@ -1,5 +1,6 @@
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.Storage;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using Npgsql;

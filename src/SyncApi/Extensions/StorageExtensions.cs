@@ -4,20 +4,25 @@ using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Coalescing;
+using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Purges;
+using Kobo.Sync.Storage.Standbys;
+using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 using Npgsql;
 
+#if DEVELOPMENT_SERVER
+using Kobo.Sync.DevServer;
+#endif
+
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>PostgreSQL storage: options, the embedded server when no connection string is set, the primary and read data sources, migrations, demo seed, reads, readiness.</summary>
+/// <summary>PostgreSQL storage: options, the embedded server of a development build when no connection string is set, the primary and read data sources, migrations, demo seed, reads, readiness.</summary>
 public static class StorageExtensions
 {
     public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)
@@ -26,7 +31,10 @@ public static class StorageExtensions
         var services = builder.Services;
         services.AddValidatedOptions<StorageOptions, StorageOptionsValidator>(StorageOptions.SectionName)
             .PostConfigure(storage => storage.DefaultEmbeddedFor(builder.Environment.EnvironmentName));
-        services.AddValidatedOptions<DemoOptions>(DemoOptions.SectionName);
+#if DEVELOPMENT_SERVER
+        // The private PostgreSQL server of Storage:Embedded and the demo data (src/DevServer; not in a published service).
+        services.AddDevelopmentServer();
+#endif
         // The purge jobs read Sync's retention and batches; the stores tell live pull's signals of their commits (when it is added).
         services.AddValidatedOptions<SyncOptions>(SyncOptions.SectionName);
 
@@ -43,7 +51,7 @@ public static class StorageExtensions
         services.AddSingleton(sp => new ReadCoalescer(
             sp.GetRequiredKeyedService<NpgsqlDataSource>(StorageDataSource.ReadKey),
             sp.GetRequiredService<IOptions<ReadCoalescingOptions>>().Value,
-            sp.GetService<SyncMetrics>()));
+            sp.GetService<StorageMetrics>()));
         services.AddSingleton<PostgresDeviceReadStore>();
         services.AddSingleton<IDeviceReadStore, ResilientDeviceReadStore>();
         // Device pulls, the Kobo library sync and reading-state reads: standbys that have the user's last write, else the primary.
@@ -96,6 +104,6 @@ public static class StorageExtensions
 
         var maxLag = TimeSpan.FromMilliseconds(options.StandbyMaxLagMs);
         var writes = new RecentWrites(maxLag, services.GetRequiredService<TimeProvider>());
-        return new StandbyReads(primary, reads, writes, maxLag, services.GetService<SyncMetrics>());
+        return new StandbyReads(primary, reads, writes, maxLag, services.GetService<StorageMetrics>());
     }
 }

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Reflection;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry.Prometheus;
 using Npgsql;
 using OpenTelemetry;
@@ -49,6 +50,7 @@ public static class TelemetryExtensions
         var services = builder.Services;
         // The instruments always exist (handlers and stores record into them); with nothing listening a recording is a no-op.
         services.AddSingleton<SyncMetrics>();
+        services.AddSingleton<StorageMetrics>();
         services.AddSingleton<EndpointLabels>();
         if (!IsEnabled(configuration))
         {

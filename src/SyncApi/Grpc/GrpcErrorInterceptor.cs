@@ -4,6 +4,7 @@ using Grpc.Core.Interceptors;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 

@@ -1,8 +1,9 @@
 using System.Collections.Concurrent;
 using Grpc.Core;
 using Grpc.Core.Interceptors;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -36,7 +37,7 @@ internal sealed class GrpcResultMetricsInterceptor(SyncMetrics metrics) : Interc
     {
         switch (response)
         {
-            case V1.HighlightPage page:
+            case Contracts.Grpc.V1.HighlightPage page:
                 metrics.RecordHighlightsPage(MethodName(context.Method), Protocols.Grpc, page.Items.Count);
                 break;
             case PushChangesResponse push:

@@ -3,7 +3,7 @@ using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Highlights;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 
 namespace Kobo.Sync.SyncApi.Grpc;
@@ -11,7 +11,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// <summary>Maps device sync between the gRPC messages and the application's types, field for field with REST.</summary>
 internal static class SyncGrpcChanges
 {
-    public static Domain.Highlights.PushedChange ToDomain(V1.PushedChange change) => new(
+    public static Domain.Highlights.PushedChange ToDomain(Contracts.Grpc.V1.PushedChange change) => new(
         change.Op,
         // proto3 has no absent scalar: 0 is "not given", which validation rejects like a missing bookNo.
         change.BookNo == 0 ? null : change.BookNo.ToString(CultureInfo.InvariantCulture),
@@ -31,7 +31,7 @@ internal static class SyncGrpcChanges
         var message = new PushChangesResponse();
         foreach (var result in results)
         {
-            message.Results.Add(new V1.ChangeResult
+            message.Results.Add(new Contracts.Grpc.V1.ChangeResult
             {
                 Id = result.Id ?? string.Empty,
                 Status = result.Status,
@@ -61,24 +61,24 @@ internal static class SyncGrpcChanges
         return message;
     }
 
-    private static void AddChanges(Google.Protobuf.Collections.RepeatedField<V1.SyncChange> changes, SyncChangePage page)
+    private static void AddChanges(Google.Protobuf.Collections.RepeatedField<Contracts.Grpc.V1.SyncChange> changes, SyncChangePage page)
     {
         foreach (var change in page.Changes)
         {
             if (change.Collection is { } collection)
             {
-                changes.Add(new V1.SyncChange { Collection = new CollectionChange { Collection = SyncGrpcCollections.ToMessage(collection) } });
+                changes.Add(new Contracts.Grpc.V1.SyncChange { Collection = new CollectionChange { Collection = SyncGrpcCollections.ToMessage(collection) } });
                 continue;
             }
 
             if (change.ReadingState is { } readingState)
             {
-                changes.Add(new V1.SyncChange { ReadingState = new ReadingStateChange { State = SyncGrpcReadingStates.ToMessage(readingState) } });
+                changes.Add(new Contracts.Grpc.V1.SyncChange { ReadingState = new ReadingStateChange { State = SyncGrpcReadingStates.ToMessage(readingState) } });
                 continue;
             }
 
             changes.Add(change.Kind == Domain.Highlights.SyncChange.EntitlementKind
-                ? new V1.SyncChange
+                ? new Contracts.Grpc.V1.SyncChange
                 {
                     Entitlement = new EntitlementChange
                     {
@@ -89,7 +89,7 @@ internal static class SyncGrpcChanges
                         ModifiedAt = Timestamp.FromDateTimeOffset(change.ModifiedAt),
                     },
                 }
-                : new V1.SyncChange { Highlight = ToMessage(change) });
+                : new Contracts.Grpc.V1.SyncChange { Highlight = ToMessage(change) });
         }
     }
 

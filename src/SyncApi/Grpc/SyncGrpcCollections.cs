@@ -2,7 +2,7 @@ using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -25,7 +25,7 @@ internal static class SyncGrpcCollections
         var message = new PushCollectionChangesResponse();
         foreach (var item in result.Results)
         {
-            message.Results.Add(new V1.ChangeResult
+            message.Results.Add(new Contracts.Grpc.V1.ChangeResult
             {
                 Id = item.Id ?? string.Empty,
                 Status = item.Status,
@@ -46,9 +46,9 @@ internal static class SyncGrpcCollections
         return message;
     }
 
-    public static V1.Collection ToMessage(Domain.Collections.Collection collection)
+    public static Contracts.Grpc.V1.Collection ToMessage(Domain.Collections.Collection collection)
     {
-        var message = new V1.Collection
+        var message = new Contracts.Grpc.V1.Collection
         {
             CollectionId = CollectionValidation.Format(collection.Id),
             Name = collection.Name,

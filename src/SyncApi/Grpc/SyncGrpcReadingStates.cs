@@ -1,7 +1,7 @@
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.ReadingStates;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 
@@ -22,12 +22,12 @@ internal static class SyncGrpcReadingStates
         StatisticsResult = result.Results.Statistics ?? string.Empty,
     };
 
-    public static V1.ReadingState ToMessage(Domain.ReadingStates.ReadingState state)
+    public static Contracts.Grpc.V1.ReadingState ToMessage(Domain.ReadingStates.ReadingState state)
     {
-        var message = new V1.ReadingState { BookNo = state.Book.Value };
+        var message = new Contracts.Grpc.V1.ReadingState { BookNo = state.Book.Value };
         if (state.Position is { } position)
         {
-            message.Position = new V1.ReadingPosition { Percent = position.Percent, ModifiedAt = Timestamp.FromDateTimeOffset(position.ModifiedAt) };
+            message.Position = new Contracts.Grpc.V1.ReadingPosition { Percent = position.Percent, ModifiedAt = Timestamp.FromDateTimeOffset(position.ModifiedAt) };
             if (position.Location is not null)
             {
                 message.Position.Location = position.Location;
@@ -36,12 +36,12 @@ internal static class SyncGrpcReadingStates
 
         if (state.Status is { } status)
         {
-            message.Status = new V1.ReadingStatus { Value = status.Value, ModifiedAt = Timestamp.FromDateTimeOffset(status.ModifiedAt) };
+            message.Status = new Contracts.Grpc.V1.ReadingStatus { Value = status.Value, ModifiedAt = Timestamp.FromDateTimeOffset(status.ModifiedAt) };
         }
 
         if (state.Statistics is { } statistics)
         {
-            message.Statistics = new V1.ReadingStatistics
+            message.Statistics = new Contracts.Grpc.V1.ReadingStatistics
             {
                 TimeSpentMinutes = statistics.TimeSpentMinutes,
                 ModifiedAt = Timestamp.FromDateTimeOffset(statistics.ModifiedAt),

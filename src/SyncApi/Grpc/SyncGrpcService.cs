@@ -7,7 +7,7 @@ using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
@@ -42,14 +42,14 @@ internal sealed class SyncGrpcService(
         };
     }
 
-    public override async Task<V1.HighlightPage> ListUserHighlights(ListUserHighlightsRequest request, ServerCallContext context)
+    public override async Task<Contracts.Grpc.V1.HighlightPage> ListUserHighlights(ListUserHighlightsRequest request, ServerCallContext context)
     {
         var page = await reads.ListUserHighlightsAsync(
             Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
         return ToMessage(page);
     }
 
-    public override async Task<V1.HighlightPage> ListBookHighlights(ListBookHighlightsRequest request, ServerCallContext context)
+    public override async Task<Contracts.Grpc.V1.HighlightPage> ListBookHighlights(ListBookHighlightsRequest request, ServerCallContext context)
     {
         var page = await reads.ListBookHighlightsAsync(
             Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
@@ -114,7 +114,7 @@ internal sealed class SyncGrpcService(
         var response = new ListKoboLinksResponse();
         foreach (var link in links)
         {
-            var message = new V1.KoboLink { Id = link.Id, DeviceId = link.LinkingDeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
+            var message = new Contracts.Grpc.V1.KoboLink { Id = link.Id, DeviceId = link.LinkingDeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
             if (link.RevokedAt is { } revokedAt)
             {
                 message.RevokedAt = Timestamp.FromDateTimeOffset(revokedAt);
@@ -132,7 +132,7 @@ internal sealed class SyncGrpcService(
         return new RevokeKoboLinkResponse();
     }
 
-    public override async Task<V1.ReadingState> GetReadingState(GetReadingStateRequest request, ServerCallContext context)
+    public override async Task<Contracts.Grpc.V1.ReadingState> GetReadingState(GetReadingStateRequest request, ServerCallContext context)
     {
         var state = await readingStates.GetAsync(
             Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo), context.CancellationToken);
@@ -154,7 +154,7 @@ internal sealed class SyncGrpcService(
         return SyncGrpcCollections.ToMessage(list);
     }
 
-    public override async Task<V1.Collection> GetCollection(GetCollectionRequest request, ServerCallContext context)
+    public override async Task<Contracts.Grpc.V1.Collection> GetCollection(GetCollectionRequest request, ServerCallContext context)
     {
         var collection = await collections.GetAsync(
             Caller(context), RequestIds.User(request.UserNo), request.CollectionId, context.CancellationToken);
@@ -175,9 +175,9 @@ internal sealed class SyncGrpcService(
 
     private static string? Cursor(string cursor) => cursor.Length == 0 ? null : cursor;
 
-    private static V1.HighlightPage ToMessage(Domain.Queries.HighlightPage page)
+    private static Contracts.Grpc.V1.HighlightPage ToMessage(Domain.Queries.HighlightPage page)
     {
-        var message = new V1.HighlightPage { NextCursor = page.NextCursor ?? string.Empty };
+        var message = new Contracts.Grpc.V1.HighlightPage { NextCursor = page.NextCursor ?? string.Empty };
         foreach (var item in page.Items)
         {
             var highlight = new Highlight

@@ -149,7 +149,7 @@ public sealed class DeviceSyncRunTests(SeededServiceFixture service) : IDisposab
     {
         const long users = 1_000_000_000; // a device numbered users * k + userNo - 1 syncs userNo
         using var http = new HttpClient { BaseAddress = rest };
-        var tokens = new DeviceTokens(new DeviceTokenOptions { SigningKey = TestTokens.SigningKey }, TimeSpan.FromMinutes(10));
+        var tokens = new DeviceTokens(TestTokens.Signer, TimeSpan.FromMinutes(10));
         var load = new ScenarioLoad { Read = ReadKind.FirstSyncStorm, Transport = Transport.Rest, PageSize = pageSize, Steps = [] };
         var sampling = new ReadSampling(new DeviceFleet(1, 1, Shard.Whole), [], users);
         var scenario = new FirstSyncStormScenario(sampling, new RestSyncClient(http, tokens), load, behaviour);

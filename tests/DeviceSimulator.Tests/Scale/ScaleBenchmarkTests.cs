@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Kobo.Sync.DevServer.Embedded;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scale;
 

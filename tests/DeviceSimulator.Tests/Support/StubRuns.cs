@@ -2,7 +2,7 @@ using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios;
-using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.Contracts.Tokens;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Support;
 
@@ -30,7 +30,7 @@ public static class StubRuns
             new RunSettings
             {
                 Endpoints = endpoints,
-                Tokens = new DeviceTokenOptions { SigningKey = "stub-signing-key-that-is-at-least-32-bytes" },
+                Tokens = new DeviceTokenSigner("stub-signing-key-that-is-at-least-32-bytes", "kobo-sync", "kobo-devices"),
                 Users = 100,
             },
             started: null,

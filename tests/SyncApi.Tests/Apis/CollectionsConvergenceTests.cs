@@ -4,7 +4,7 @@ using System.Text.Json;
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
@@ -124,7 +124,7 @@ public sealed class CollectionsConvergenceTests(KoboServiceDatabase db) : IClass
         protected void Apply(JsonElement collection) =>
             Apply(Guid.Parse(collection.Str("id")), collection.Str("name"), collection.GetProperty("deleted").GetBoolean(), collection.Books());
 
-        protected void Apply(Kobo.Sync.SyncApi.Grpc.V1.Collection collection) =>
+        protected void Apply(Kobo.Sync.Contracts.Grpc.V1.Collection collection) =>
             Apply(Guid.Parse(collection.CollectionId), collection.Name, collection.Deleted, collection.BookNos);
     }
 

@@ -1,12 +1,12 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Devices;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
+using Kobo.Sync.Storage.Devices;
+using Kobo.Sync.Storage.Purges;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Npgsql;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
-using PullChangesRequest = Kobo.Sync.SyncApi.Grpc.V1.PullChangesRequest;
+using PullChangesRequest = Kobo.Sync.Contracts.Grpc.V1.PullChangesRequest;
 
 namespace Kobo.Sync.SyncApi.Tests.Apis;
 

@@ -5,7 +5,7 @@ using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
-using GrpcChange = Kobo.Sync.SyncApi.Grpc.V1.PushedChange;
+using GrpcChange = Kobo.Sync.Contracts.Grpc.V1.PushedChange;
 
 namespace Kobo.Sync.SyncApi.Tests.Apis;
 

@@ -1,7 +1,7 @@
 using System.Collections.Concurrent;
 using System.Text.Json;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;

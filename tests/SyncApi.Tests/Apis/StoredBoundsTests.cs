@@ -1,8 +1,8 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Grpc.V1;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
+using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.Storage.Purges;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
@@ -10,7 +10,7 @@ using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.CollectionCalls;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
-using GrpcChange = Kobo.Sync.SyncApi.Grpc.V1.PushedChange;
+using GrpcChange = Kobo.Sync.Contracts.Grpc.V1.PushedChange;
 
 namespace Kobo.Sync.SyncApi.Tests.Apis;
 

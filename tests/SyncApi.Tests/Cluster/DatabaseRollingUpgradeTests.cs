@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 using Xunit.Abstractions;

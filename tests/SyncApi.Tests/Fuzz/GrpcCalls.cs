@@ -3,7 +3,7 @@ using System.Text;
 using CsCheck;
 using Google.Protobuf;
 using Google.Protobuf.WellKnownTypes;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 

@@ -1,7 +1,7 @@
 using System.Net;
 using System.Net.Http.Headers;
 using System.Text;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 

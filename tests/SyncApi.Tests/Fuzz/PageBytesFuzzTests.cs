@@ -2,7 +2,7 @@ using System.Net.Http.Headers;
 using System.Text;
 using System.Text.Json;
 using CsCheck;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
@@ -215,7 +215,7 @@ public sealed class PageBytesFuzzTests(PageBytesFuzzTests.Database db, ITestOutp
         public override async Task InitializeAsync()
         {
             await base.InitializeAsync();
-            await new Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations.SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
+            await new Kobo.Sync.Storage.Migrations.SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
             await using (var command = DataSource.CreateCommand(
                 "INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n"))
             {

@@ -1,6 +1,7 @@
 using Grpc.Core;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc;

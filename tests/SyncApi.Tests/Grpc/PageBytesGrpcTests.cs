@@ -1,6 +1,6 @@
 using Google.Protobuf;
 using PageBudget = Kobo.Sync.Domain.Requests.PageBudget;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

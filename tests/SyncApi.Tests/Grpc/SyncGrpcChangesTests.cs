@@ -3,7 +3,7 @@ using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.Requests;
 using Microsoft.Extensions.DependencyInjection;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;

@@ -3,7 +3,7 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json;
 using Grpc.Core;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;

@@ -159,7 +159,7 @@ public sealed class KoboLinkRevocationTests(SyncServiceDatabase db) : IClassFixt
             await insert.ExecuteNonQueryAsync(TestTimeout.Token);
         }
 
-        await new Kobo.Sync.SyncApi.Infrastructure.Storage.Purges.RevocationPurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(-30), 100, TestTimeout.Token);
+        await new Kobo.Sync.Storage.Purges.RevocationPurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(-30), 100, TestTimeout.Token);
 
         await using var count = db.DataSource.CreateCommand("SELECT count(*), count(*) FILTER (WHERE revoked_at IS NULL) FROM kobo_links WHERE user_no = $1");
         count.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user });

@@ -3,7 +3,7 @@ using System.Text;
 using System.Text.Json;
 using Grpc.Core;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
@@ -254,7 +254,7 @@ public sealed class KoboTagsTests(KoboServiceDatabase db) : IClassFixture<KoboSe
             await age.ExecuteNonQueryAsync(TestTimeout.Token);
         }
 
-        await new Kobo.Sync.SyncApi.Infrastructure.Storage.Purges.TombstonePurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(-90), 100, TestTimeout.Token);
+        await new Kobo.Sync.Storage.Purges.TombstonePurge(db.DataSource).PurgeAsync(DateTimeOffset.UtcNow.AddDays(-90), 100, TestTimeout.Token);
         var (items, _, _) = await kobo.SyncAsync(before);
 
         // A full sync: every owned book is entitled again.

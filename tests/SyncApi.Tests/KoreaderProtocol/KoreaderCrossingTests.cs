@@ -4,7 +4,7 @@ using System.Text;
 using System.Text.Json;
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;

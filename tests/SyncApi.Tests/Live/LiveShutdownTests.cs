@@ -1,5 +1,5 @@
 using Grpc.Core;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Live.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
+using Kobo.Sync.Storage.Sql;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Live.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

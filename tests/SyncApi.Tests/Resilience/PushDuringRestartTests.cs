@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Npgsql;

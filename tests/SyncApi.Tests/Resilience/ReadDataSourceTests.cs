@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Options;
 using Npgsql;

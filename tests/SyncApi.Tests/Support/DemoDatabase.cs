@@ -1,6 +1,6 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
+using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.DevServer.DemoData;
 
 namespace Kobo.Sync.SyncApi.Tests.Support;
 

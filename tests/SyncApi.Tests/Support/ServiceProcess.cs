@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Kobo.Sync.DevServer.Embedded;
 
 namespace Kobo.Sync.SyncApi.Tests.Support;
 

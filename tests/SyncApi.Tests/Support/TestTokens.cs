@@ -1,3 +1,4 @@
+using Kobo.Sync.Contracts.Tokens;
 using System.Security.Claims;
 using System.Text;
 using Microsoft.IdentityModel.JsonWebTokens;
@@ -10,6 +11,9 @@ public static class TestTokens
 {
     public const string SigningKey = "test-signing-key-that-is-at-least-32-bytes";
     public const string CursorKey = "test-cursor-key-that-is-at-least-32-bytes-x";
+
+    /// <summary>The contract's signer with the test key and the service's default issuer and audience.</summary>
+    public static DeviceTokenSigner Signer { get; } = new(SigningKey, "kobo-sync", "kobo-devices");
 
     /// <summary>Settings for a service on <paramref name="connectionString"/>; the keys are <see cref="SyncApiFactory"/>'s defaults.</summary>
     public static Dictionary<string, string?> ServiceSettings(string connectionString) => new()

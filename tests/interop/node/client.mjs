@@ -2,7 +2,7 @@
 //
 // usage: node client.mjs HOST:PORT package.Service/Method 'REQUEST-JSON' [--metadata key=value]... [--deadline-ms N]
 //
-// Loads every .proto of src/SyncApi/Protos and tests/interop/protos, makes one unary call over h2c and prints one JSON line:
+// Loads every .proto of src/Contracts/Protos and tests/interop/protos, makes one unary call over h2c and prints one JSON line:
 //   {"ok":true,"response":{...}}            on OK (fields as in the .proto, int64 as strings)
 //   {"ok":false,"code":5,"codeName":"NOT_FOUND","details":"..."}  on any other status
 // Exits 0 in both cases, 2 on a usage error.
@@ -13,7 +13,7 @@ import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const protoDirs = [join(here, '..', '..', '..', 'src', 'SyncApi', 'Protos'), join(here, '..', 'protos')];
+const protoDirs = [join(here, '..', '..', '..', 'src', 'Contracts', 'Protos'), join(here, '..', 'protos')];
 
 function usage(message) {
   process.stderr.write(`${message}\nusage: node client.mjs HOST:PORT package.Service/Method 'REQUEST-JSON' [--metadata key=value]... [--deadline-ms N]\n`);

@@ -5,7 +5,7 @@ usage: /usr/bin/python3 client.py HOST:PORT package.Service/Method 'REQUEST-JSON
                                   [--metadata key=value]... [--deadline-ms N]
 
 No code is generated: the request and response message layouts are read from the .proto files of
-src/SyncApi/Protos and tests/interop/protos with a small parser that understands exactly what those files use (flat
+src/Contracts/Protos and tests/interop/protos with a small parser that understands exactly what those files use (flat
 messages of scalars, nested messages, enums, repeated and optional fields), and messages are
 encoded and decoded by hand in the protobuf wire format. Prints one JSON line:
   {"ok": true, "response": {...}}    fields named as in the .proto; int64 as strings, as proto3 JSON
@@ -20,7 +20,7 @@ import sys
 import grpc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROTO_DIRS = [os.path.join(HERE, "..", "..", "..", "src", "SyncApi", "Protos"), os.path.join(HERE, "..", "protos")]
+PROTO_DIRS = [os.path.join(HERE, "..", "..", "..", "src", "Contracts", "Protos"), os.path.join(HERE, "..", "protos")]
 SCALARS = {"int32", "int64", "uint32", "uint64", "bool", "string", "bytes", "enum"}
 # google/protobuf/timestamp.proto is imported, not in the folder: its layout is fixed by the spec.
 WELL_KNOWN = {"google.protobuf.Timestamp": {"seconds": (1, "int64", False), "nanos": (2, "int32", False)}}

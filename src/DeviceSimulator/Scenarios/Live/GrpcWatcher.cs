@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using Grpc.Core;
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Live;
 

@@ -1,6 +1,7 @@
+#if DEVELOPMENT_SERVER
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol.DemoContent;
+using Kobo.Sync.DevServer.DemoContent;
 
 namespace Kobo.Sync.SyncApi.Apis.KoboProtocol;
 
@@ -45,3 +46,4 @@ internal static class KoboDemoContentApi
     private static ResourceNotFoundException NotADemoFile() =>
         new("The demo content origin serves /ebooks/{bookNo}.epub and /covers/{bookNo}.jpg for the demo catalogue's books only.");
 }
+#endif

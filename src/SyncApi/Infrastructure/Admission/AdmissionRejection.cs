@@ -1,7 +1,9 @@
 using System.Threading.RateLimiting;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.RateLimiting;
 using GrpcStatusCode = Grpc.Core.StatusCode;

@@ -1,4 +1,5 @@
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;

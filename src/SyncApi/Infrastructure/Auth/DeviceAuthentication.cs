@@ -1,4 +1,5 @@
 using System.Security.Claims;
+using Kobo.Sync.Contracts.Tokens;
 using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -9,10 +10,10 @@ public static class DeviceAuthentication
     public const string Scheme = "DeviceToken";
 
     /// <summary>The user the token was issued to (the user number, as text).</summary>
-    public const string UserClaim = "sub";
+    public const string UserClaim = DeviceTokenClaimNames.User;
 
     /// <summary>The device the token was issued to.</summary>
-    public const string DeviceClaim = "did";
+    public const string DeviceClaim = DeviceTokenClaimNames.Device;
 
     /// <summary>The caller of an authenticated principal built by <see cref="DeviceTokenHandler"/>.</summary>
     public static DeviceCaller ToCaller(ClaimsPrincipal principal) =>

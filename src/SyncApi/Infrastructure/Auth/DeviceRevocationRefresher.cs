@@ -1,8 +1,8 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Sql;
+using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

@@ -1,6 +1,7 @@
 using System.Security.Cryptography;
 using System.Text;
 using Microsoft.Extensions.Options;
+using Kobo.Sync.Contracts.Tokens;
 using Microsoft.IdentityModel.Tokens;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -29,6 +30,7 @@ public sealed class DeviceTokenKeys
         }
 
         Reader = SigningKey is null ? null : new Hs256DeviceTokenReader(SigningKey.Key, o.Issuer, o.Audience, TimeSpan.FromSeconds(o.ClockSkewSeconds));
+        _signer = SigningKey is null ? null : new DeviceTokenSigner(SigningKey, o.Issuer, o.Audience);
         Issuer = o.Issuer;
         Audience = o.Audience;
         MaxLifetime = o.MaxTokenLifetime;
@@ -46,11 +48,17 @@ public sealed class DeviceTokenKeys
             ValidateIssuerSigningKey = true,
             ClockSkew = TimeSpan.FromSeconds(o.ClockSkewSeconds),
             // Claims keep their JWT names (sub, did): no mapping to long WS-* URIs.
-            NameClaimType = DeviceAuthentication.UserClaim,
+            NameClaimType = DeviceTokenClaimNames.User,
         };
     }
 
+    private readonly DeviceTokenSigner? _signer;
+
     public TokenValidationParameters Validation { get; }
+
+    /// <summary>The minter of tokens with the configured HS256 key: for development, tests and load runs.</summary>
+    public DeviceTokenSigner Signer =>
+        _signer ?? throw new InvalidOperationException("Tokens can be minted only with Auth:SigningKey (HS256) configured.");
 
     /// <summary>The HS256 key, when one is configured; only it can mint tokens here.</summary>
     public SymmetricSecurityKey? SigningKey { get; }

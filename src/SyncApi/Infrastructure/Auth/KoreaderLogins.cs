@@ -6,6 +6,7 @@ using Kobo.Sync.Domain.KoreaderProtocol;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;

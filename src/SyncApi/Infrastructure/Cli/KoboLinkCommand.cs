@@ -6,13 +6,14 @@ using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
-using Microsoft.Extensions.Logging.Abstractions;
+using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;
+#if DEVELOPMENT_SERVER
+using Kobo.Sync.DevServer;
+#endif
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
 
@@ -86,7 +87,11 @@ public static class KoboLinkCommand
             return CommandLines.BadArguments;
         }
 
-        await using var connection = new StorageConnection(Options.Create(storage), NullLogger<EmbeddedPostgres>.Instance);
+#if DEVELOPMENT_SERVER
+        await using var connection = new StorageConnection(Options.Create(storage), DevelopmentServerExtensions.Launcher());
+#else
+        await using var connection = new StorageConnection(Options.Create(storage));
+#endif
         await using var dataSource = StorageDataSource.Create(await connection.GetConnectionStringAsync(cancellationToken));
         await new SchemaMigrator(dataSource).MigrateAsync(cancellationToken);
         var store = new PostgresKoboLinkStore(dataSource);

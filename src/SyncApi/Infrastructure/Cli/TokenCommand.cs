@@ -3,6 +3,7 @@ using System.Globalization;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.Storage;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Cli;
@@ -98,7 +99,7 @@ public static class TokenCommand
             var deviceId = parse.GetValue(device)!;
             if (parse.GetValue(user) is { } userText)
             {
-                output.WriteLine(DevelopmentTokens.Mint(keys, ParseUser(userText)!.Value, deviceId, lifetime));
+                output.WriteLine(keys.Signer.Mint(ParseUser(userText)!.Value, deviceId, lifetime));
                 return 0;
             }
 
@@ -107,7 +108,7 @@ public static class TokenCommand
             {
                 output.Write(n.ToString(CultureInfo.InvariantCulture));
                 output.Write('\t');
-                output.WriteLine(DevelopmentTokens.Mint(keys, n, deviceId, lifetime));
+                output.WriteLine(keys.Signer.Mint(n, deviceId, lifetime));
             }
 
             return 0;

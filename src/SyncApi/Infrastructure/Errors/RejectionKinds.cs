@@ -5,6 +5,7 @@ using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
 

@@ -1,3 +1,4 @@
+using Kobo.Sync.Storage;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Microsoft.Extensions.Options;

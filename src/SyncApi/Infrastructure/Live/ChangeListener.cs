@@ -1,9 +1,10 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
+using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Sql;
+using Kobo.Sync.Storage.Standbys;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

@@ -1,7 +1,8 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

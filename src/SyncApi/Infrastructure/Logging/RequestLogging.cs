@@ -1,5 +1,6 @@
 using System.Runtime.CompilerServices;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.AspNetCore.Http;
 using Serilog;
 using Serilog.AspNetCore;

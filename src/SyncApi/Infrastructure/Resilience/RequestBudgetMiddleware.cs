@@ -1,5 +1,7 @@
+using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;

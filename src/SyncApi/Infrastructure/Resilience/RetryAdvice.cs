@@ -1,3 +1,4 @@
+using Kobo.Sync.Storage.Resilience;
 using System.Globalization;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;

@@ -1,10 +1,11 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
+using Kobo.Sync.Storage.Telemetry;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 
 /// <summary>
-/// The <c>Kobo.Sync</c> meter: every instrument the service records itself, with the small methods
+/// The <c>Kobo.Sync</c> meter: every instrument the web host records itself (storage's are <see cref="StorageMetrics"/>), with the small methods
 /// that record them. Names follow OpenTelemetry's conventions; the Prometheus names they become at
 /// <c>/metrics</c> are listed in docs/operations.md. Tag values are the constants of
 /// <see cref="TelemetryTags"/> or come from small fixed sets, so series stay bounded and the hot path
@@ -25,13 +26,6 @@ public sealed class SyncMetrics : IDisposable
         0.3, 0.4, 0.5, 0.75, 1, 2.5, 5, 10,
     ];
 
-    /// <summary>Database operation buckets in seconds: the store answers in milliseconds when healthy.</summary>
-    public static readonly IReadOnlyList<double> DatabaseBucketsSeconds =
-    [
-        0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075,
-        0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5, 5, 10,
-    ];
-
     /// <summary>Items per page: the page size runs 1..100 (default 10); sync pulls may be longer.</summary>
     public static readonly IReadOnlyList<long> CountBuckets = [0, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 5000];
 
@@ -43,7 +37,6 @@ public sealed class SyncMetrics : IDisposable
     private readonly Counter<long> _pushChanges;
     private readonly Counter<long> _shedRequests;
     private readonly Counter<long> _resilienceEvents;
-    private readonly Histogram<double> _databaseOperationDuration;
     private readonly UpDownCounter<long> _buffered;
     private readonly UpDownCounter<long> _liveWaiters;
     private readonly Counter<long> _liveRefused;
@@ -53,7 +46,6 @@ public sealed class SyncMetrics : IDisposable
     private readonly Counter<long> _liveListenerReconnects;
     private readonly Counter<long> _liveResumed;
     private readonly Counter<long> _liveSignals;
-    private readonly Counter<long> _standbyReads;
 
     public SyncMetrics(IMeterFactory meterFactory)
     {
@@ -83,10 +75,6 @@ public sealed class SyncMetrics : IDisposable
         _resilienceEvents = _meter.CreateCounter<long>(
             "kobo.sync.resilience.events", "{event}",
             "Resilience pipeline events (retry, circuit opened, half-opened, closed, timeout), by pipeline and event.");
-        _databaseOperationDuration = _meter.CreateHistogram(
-            "kobo.sync.db.operation.duration", "s",
-            "Time of one database operation (open to last row read), by operation kind and node (host:port).",
-            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
         _buffered = _meter.CreateUpDownCounter<long>(
             "kobo.sync.buffered", "By",
             "Bytes this instance holds while it waits on devices' networks, by direction: request bodies arriving (and held until their request ends), answers waiting to be taken.");
@@ -107,7 +95,7 @@ public sealed class SyncMetrics : IDisposable
         _liveNotificationLag = _meter.CreateHistogram(
             "kobo.sync.live.notification.lag", "s",
             "From the push's commit (the clock of the instance that took it) to its notification's arrival at this instance's listener.",
-            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
+            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = StorageMetrics.DatabaseBucketsSeconds });
         _liveListenerReconnects = _meter.CreateCounter<long>(
             "kobo.sync.live.listener.reconnects", "{reconnect}",
             "Times the change listener lost its database connection and listened again (waiting devices then re-check).");
@@ -117,9 +105,6 @@ public sealed class SyncMetrics : IDisposable
         _liveSignals = _meter.CreateCounter<long>(
             "kobo.sync.live.signals", "{user}",
             "Users' committed changes this instance told the other instances of, by outcome (sent, failed: held to be sent again, dropped).");
-        _standbyReads = _meter.CreateCounter<long>(
-            "kobo.sync.standby.reads", "{read}",
-            "Device reads tried on a standby, by outcome: served there, or read again on the primary because the standby was behind the user's last write, lagged, or did not have the user.");
     }
 
     /// <summary>One device request: counted by outcome, its duration (unless null: a live pull) recorded for its endpoint.</summary>
@@ -181,13 +166,6 @@ public sealed class SyncMetrics : IDisposable
         _resilienceEvents.Add(1, in tags);
     }
 
-    /// <summary>One database operation; <paramref name="node"/> from <see cref="DatabaseNodes.Of"/> on its open connection.</summary>
-    public void RecordDatabaseOperation(string operation, string node, TimeSpan elapsed)
-    {
-        var tags = new TagList { { TelemetryTags.Operation, operation }, { TelemetryTags.Node, node } };
-        _databaseOperationDuration.Record(elapsed.TotalSeconds, in tags);
-    }
-
     /// <summary>Bytes held (+) or given back (-) while waiting on a device's network; use the <see cref="BufferedDirection"/> constants.</summary>
     public void AddBufferedBytes(string direction, long delta)
     {
@@ -237,19 +215,6 @@ public sealed class SyncMetrics : IDisposable
     {
         var tags = new TagList { { TelemetryTags.Outcome, outcome } };
         _liveSignals.Add(users, in tags);
-    }
-
-    /// <summary>A device read tried on a standby ended as <paramref name="verdict"/>.</summary>
-    public void RecordDeviceRead(Storage.Standbys.StandbyVerdict verdict)
-    {
-        var tags = new TagList { { TelemetryTags.Outcome, verdict switch
-        {
-            Storage.Standbys.StandbyVerdict.Served => "served",
-            Storage.Standbys.StandbyVerdict.Behind => "behind",
-            Storage.Standbys.StandbyVerdict.Lagging => "lagging",
-            _ => "unknown_user",
-        } } };
-        _standbyReads.Add(1, in tags);
     }
 
     public void Dispose() => _meter.Dispose();

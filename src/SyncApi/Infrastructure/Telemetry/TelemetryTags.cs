@@ -95,12 +95,3 @@ public static class ResilienceEvent
     public const string CircuitClosed = "circuit_closed";
     public const string Timeout = "timeout";
 }
-
-/// <summary>Values of the <c>operation</c> tag of <c>kobo.sync.db.operation.duration</c>.</summary>
-public static class DatabaseOperations
-{
-    public const string FindUser = "find_user";
-    public const string ListHighlights = "list_highlights";
-    public const string PushChanges = "push_changes";
-    public const string PullChanges = "pull_changes";
-}

@@ -2,7 +2,7 @@ using Grpc.Core;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scenarios.Grpc;
 

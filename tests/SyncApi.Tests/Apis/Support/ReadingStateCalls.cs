@@ -4,7 +4,7 @@ using System.Security.Cryptography;
 using System.Text;
 using System.Text.Json;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Apis.Support;

@@ -3,7 +3,7 @@ using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
 using Kobo.Sync.SyncApi.Grpc;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc.Support;
 

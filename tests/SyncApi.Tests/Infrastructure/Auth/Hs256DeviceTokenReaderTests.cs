@@ -27,7 +27,7 @@ public sealed class Hs256DeviceTokenReaderTests
         var now = DateTimeOffset.UtcNow;
         foreach (var (user, device) in new[] { (1L, "test-device"), (12_345_678L, "kobo-libra-2"), (9_000_000_000L, "a") })
         {
-            var token = DevelopmentTokens.Mint(Keys, user, device, TimeSpan.FromHours(1), now);
+            var token = Keys.Signer.Mint(user, device, TimeSpan.FromHours(1), now);
 
             var claims = Reader.TryRead(token, now);
 

@@ -7,6 +7,7 @@ using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 using Microsoft.AspNetCore.Http;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Errors;

@@ -1,4 +1,5 @@
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.Storage;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Hosting;
 

@@ -1,5 +1,6 @@
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.Storage;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

@@ -1,6 +1,7 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
+using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.Options;

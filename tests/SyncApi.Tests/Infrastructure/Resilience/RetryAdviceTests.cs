@@ -1,4 +1,5 @@
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Resilience;
 

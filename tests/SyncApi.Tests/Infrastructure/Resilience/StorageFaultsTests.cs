@@ -1,5 +1,6 @@
 using System.Net.Sockets;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
+using Kobo.Sync.Storage.Resilience;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Resilience;

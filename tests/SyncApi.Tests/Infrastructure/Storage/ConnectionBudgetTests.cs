@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
+using Kobo.Sync.Storage;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;

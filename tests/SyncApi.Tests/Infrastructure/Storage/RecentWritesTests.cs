@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Standbys;
+using Kobo.Sync.Storage.Standbys;
 using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage;

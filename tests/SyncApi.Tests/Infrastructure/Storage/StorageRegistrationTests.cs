@@ -3,9 +3,9 @@ using System.Net;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.SyncApi.Extensions;
-using Kobo.Sync.SyncApi.Infrastructure.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
+using Kobo.Sync.Storage;
+using Kobo.Sync.DevServer.Embedded;
+using Kobo.Sync.DevServer.DemoData;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
@@ -53,7 +53,7 @@ public sealed class StorageRegistrationTests
             var page = await store.ListHighlightsAsync(DemoData.HeavyUser, HighlightRange.ForUser(DemoData.HeavyUser), 10, TestTimeout.Token);
             Assert.Equal(10, page?.Count);
 
-            pid = app.Services.GetRequiredService<StorageConnection>().Embedded!.ProcessId;
+            pid = ((EmbeddedPostgres)app.Services.GetRequiredService<StorageConnection>().Embedded!).ProcessId;
             await app.StopAsync(TestTimeout.Token);
         }
 

@@ -1,4 +1,5 @@
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
+using Kobo.Sync.Storage.Telemetry;
 using Microsoft.AspNetCore.Http;
 using Microsoft.AspNetCore.Routing;
 using Microsoft.AspNetCore.Routing.Patterns;

@@ -1,5 +1,5 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
+using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.DevServer.DemoData;
 using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;

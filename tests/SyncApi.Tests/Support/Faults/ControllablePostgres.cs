@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Kobo.Sync.DevServer.Embedded;
 
 namespace Kobo.Sync.SyncApi.Tests.Support.Faults;
 

@@ -5,7 +5,7 @@ using System.Net.Http.Json;
 using System.Net.Sockets;
 using System.Text;
 using Google.Protobuf;
-using Kobo.Sync.SyncApi.Grpc.V1;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support.Http2;
 using Microsoft.Extensions.DependencyInjection;

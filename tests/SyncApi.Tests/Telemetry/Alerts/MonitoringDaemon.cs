@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using System.Text;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Kobo.Sync.DevServer.Embedded;
 
 namespace Kobo.Sync.SyncApi.Tests.Telemetry.Alerts;
 

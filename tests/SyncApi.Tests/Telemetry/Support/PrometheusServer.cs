@@ -3,7 +3,7 @@ using System.Globalization;
 using System.Net.Http.Json;
 using System.Text;
 using System.Text.Json;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Kobo.Sync.DevServer.Embedded;
 using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Telemetry.Support;

@@ -2,9 +2,9 @@ using System.Collections.Concurrent;
 using System.Diagnostics;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage.Coalescing;
+using Kobo.Sync.DevServer.DemoData;
+using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
@@ -168,9 +168,9 @@ public sealed class ReadCoalescerTests(DemoDatabase db) : IClassFixture<DemoData
 
         public TaskCompletionSource Gate { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        internal override string Operation => "gated";
+        public override string Operation => "gated";
 
-        internal override NpgsqlBatchCommand CreateCommand() => new("SELECT 1");
+        public override NpgsqlBatchCommand CreateCommand() => new("SELECT 1");
 
         protected override async Task<int> ReadResultAsync(NpgsqlDataReader reader, CancellationToken cancellationToken)
         {

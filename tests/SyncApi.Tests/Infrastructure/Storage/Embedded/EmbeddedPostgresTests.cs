@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Embedded;
+using Kobo.Sync.DevServer.Embedded;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 

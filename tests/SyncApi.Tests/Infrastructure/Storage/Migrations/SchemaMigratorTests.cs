@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Migrations;
+using Kobo.Sync.Storage.Migrations;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 

@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Purges;
+using Kobo.Sync.Storage.Purges;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;

@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
+using Kobo.Sync.DevServer.DemoData;
 using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Seeding;

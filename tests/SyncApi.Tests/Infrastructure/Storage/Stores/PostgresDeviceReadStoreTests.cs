@@ -1,9 +1,9 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Coalescing;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Seeding;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage.Coalescing;
+using Kobo.Sync.DevServer.DemoData;
+using Kobo.Sync.Storage.Sql;
+using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 

@@ -1,7 +1,7 @@
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Sql;
-using Kobo.Sync.SyncApi.Infrastructure.Storage.Stores;
+using Kobo.Sync.Storage.Sql;
+using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 
