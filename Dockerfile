@@ -11,12 +11,19 @@ FROM --platform=$BUILDPLATFORM mcr.microsoft.com/dotnet/sdk:${DOTNET_VERSION} AS
 WORKDIR /src
 
 # Restore first, from the project files and lock files only, so source edits keep the cached layer.
+# Restore sees the development server's project (so one lock file serves every build); the publish leaves
+# it out, and the image carries no embedded PostgreSQL server and no demo data (src/SyncApi/SyncApi.csproj).
 COPY global.json Directory.Build.props Directory.Packages.props .editorconfig ./
 COPY src/Domain/Domain.csproj src/Domain/packages.lock.json src/Domain/
+COPY src/Contracts/Contracts.csproj src/Contracts/packages.lock.json src/Contracts/
+COPY src/Storage/Storage.csproj src/Storage/packages.lock.json src/Storage/
+COPY src/DevServer/DevServer.csproj src/DevServer/packages.lock.json src/DevServer/
 COPY src/SyncApi/SyncApi.csproj src/SyncApi/packages.lock.json src/SyncApi/
 RUN dotnet restore src/SyncApi/SyncApi.csproj --locked-mode
 
 COPY src/Domain/ src/Domain/
+COPY src/Contracts/ src/Contracts/
+COPY src/Storage/ src/Storage/
 COPY src/SyncApi/ src/SyncApi/
 RUN dotnet publish src/SyncApi/SyncApi.csproj \
       --configuration Release \

@@ -1,4 +1,6 @@
 using System.Diagnostics;
+using System.Reflection.Metadata;
+using System.Reflection.PortableExecutable;
 using Kobo.Sync.Deploy.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 
@@ -8,11 +10,14 @@ namespace Kobo.Sync.Deploy.Tests;
 /// No container engine runs here, so this replays the Dockerfile's own steps on the host: the build
 /// stage's COPY and RUN lines into a scratch folder, then the runtime stage's ENV and ENTRYPOINT, and
 /// finally its HEALTHCHECK command against the running service. Only the base images are not exercised.
+/// The published service is a production build: it carries no development server (embedded PostgreSQL,
+/// demo data, demo books), and started without a database it stops, naming the setting.
 /// </summary>
-public sealed class DockerfileRecipeTests : IDisposable
+public sealed class DockerfileRecipeTests(PostgresDatabase database) : IClassFixture<PostgresDatabase>, IDisposable
 {
+    private const string DevelopmentServerAssembly = "Kobo.Sync.DevServer";
+
     private readonly string _scratch = Directory.CreateTempSubdirectory("kobo-sync-image-").FullName;
-    private readonly string _database = Path.Combine(Path.GetTempPath(), "kobo-sync-image-db-" + Guid.NewGuid().ToString("N"));
 
     [Fact]
     public void TheBuildStepsProduceAServiceThatPassesTheImagesOwnHealthCheck()
@@ -24,6 +29,8 @@ public sealed class DockerfileRecipeTests : IDisposable
         ReplayBuildStage(Dockerfile.Current.Stages[0], sourceDir, appDir);
         Assert.True(File.Exists(Path.Combine(appDir, "Kobo.Sync.SyncApi.dll")), "publish produced no service assembly");
         Assert.False(File.Exists(Path.Combine(appDir, "Kobo.Sync.SyncApi")), "a native host would tie the output to one architecture");
+        ThePublishCarriesNoDevelopmentServer(appDir);
+        WithoutADatabaseTheServiceStopsNamingTheSetting(appDir);
 
         var runtime = Dockerfile.Current.FinalStage;
         var (restPort, grpcPort) = (LoopbackPorts.Free(), LoopbackPorts.Free());
@@ -39,15 +46,11 @@ public sealed class DockerfileRecipeTests : IDisposable
             start.Environment[key] = value;
         }
 
-        // Same configuration as the image, but on loopback ports free on this machine. The image is
-        // given its database by connection string; here the service's private PostgreSQL stands in (asked for, as Production starts none by itself),
-        // in a folder the postgres user can enter (the scratch folder is private to this user).
+        // Same configuration as the image, but on loopback ports free on this machine, and the test run's
+        // PostgreSQL as the database the image is given by connection string.
         start.Environment["Endpoints__Rest"] = $"http://127.0.0.1:{restPort}";
         start.Environment["Endpoints__Grpc"] = $"http://127.0.0.1:{grpcPort}";
-        start.Environment["Storage__Embedded__Enabled"] = "true";
-        start.Environment["Storage__Embedded__DataDirectory"] = _database;
-        start.Environment["Storage__Embedded__Port"] = LoopbackPorts.Free().ToString(System.Globalization.CultureInfo.InvariantCulture);
-        start.Environment["Demo__Seed"] = "false";
+        start.Environment["Storage__ConnectionString"] = database.ConnectionString;
         start.Environment["Auth__SigningKey"] = "image-test-signing-key-at-least-32-bytes";
 
         using var service = Process.Start(start)!;
@@ -77,7 +80,7 @@ public sealed class DockerfileRecipeTests : IDisposable
         }
         finally
         {
-            // SIGTERM: the host shuts down and stops its PostgreSQL with it.
+            // SIGTERM: the host shuts down.
             ProcessRunner.Run("kill", ["-TERM", service.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)], appDir, TimeSpan.FromSeconds(5));
             if (!service.WaitForExit(20_000))
             {
@@ -85,6 +88,44 @@ public sealed class DockerfileRecipeTests : IDisposable
                 service.WaitForExit(10_000);
             }
         }
+    }
+
+    /// <summary>No development server assembly, no reference to one, and none of its types compiled into the service.</summary>
+    private static void ThePublishCarriesNoDevelopmentServer(string appDir)
+    {
+        Assert.Empty(Directory.EnumerateFiles(appDir, DevelopmentServerAssembly + ".*"));
+        Assert.DoesNotContain(DevelopmentServerAssembly, File.ReadAllText(Path.Combine(appDir, "Kobo.Sync.SyncApi.deps.json")), StringComparison.Ordinal);
+
+        using var pe = new PEReader(File.OpenRead(Path.Combine(appDir, "Kobo.Sync.SyncApi.dll")));
+        var metadata = pe.GetMetadataReader();
+        var references = metadata.AssemblyReferences.Select(r => metadata.GetString(metadata.GetAssemblyReference(r).Name)).ToList();
+        Assert.Contains("Kobo.Sync.Storage", references);
+        Assert.DoesNotContain(DevelopmentServerAssembly, references);
+        var types = metadata.TypeDefinitions.Select(t => metadata.GetString(metadata.GetTypeDefinition(t).Name)).ToList();
+        Assert.Contains("StorageExtensions", types);
+        Assert.DoesNotContain("KoboDemoContentApi", types);
+    }
+
+    /// <summary>Development, no connection string: a build with the development server would start its own; this one stops.</summary>
+    private static void WithoutADatabaseTheServiceStopsNamingTheSetting(string appDir)
+    {
+        var start = new ProcessStartInfo("dotnet") { WorkingDirectory = appDir, UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
+        start.ArgumentList.Add("Kobo.Sync.SyncApi.dll");
+        start.Environment["ASPNETCORE_ENVIRONMENT"] = "Development";
+        start.Environment["Endpoints__Rest"] = $"http://127.0.0.1:{LoopbackPorts.Free()}";
+        start.Environment["Endpoints__Grpc"] = $"http://127.0.0.1:{LoopbackPorts.Free()}";
+        start.Environment["Storage__ConnectionString"] = "";
+        using var service = Process.Start(start)!;
+        var output = service.StandardOutput.ReadToEndAsync();
+        var error = service.StandardError.ReadToEndAsync();
+        if (!service.WaitForExit(60_000))
+        {
+            service.Kill(entireProcessTree: true);
+            Assert.Fail("the service without a database did not stop");
+        }
+
+        Assert.NotEqual(0, service.ExitCode);
+        Assert.Contains("Storage:ConnectionString is empty and this build carries no embedded PostgreSQL server", output.Result + error.Result, StringComparison.Ordinal);
     }
 
     private static void ReplayBuildStage(IReadOnlyList<Dockerfile.Instruction> stage, string sourceDir, string appDir)
@@ -142,12 +183,5 @@ public sealed class DockerfileRecipeTests : IDisposable
         }
     }
 
-    public void Dispose()
-    {
-        Directory.Delete(_scratch, recursive: true);
-        if (Directory.Exists(_database))
-        {
-            Directory.Delete(_database, recursive: true);
-        }
-    }
+    public void Dispose() => Directory.Delete(_scratch, recursive: true);
 }
