@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using System.ComponentModel.DataAnnotations;
 
 namespace Kobo.Sync.Storage;
@@ -28,23 +29,23 @@ public sealed class SyncOptions
     /// not revoked, and at most one fewer may be revoked at a time.
     /// </summary>
     [Range(2, 10_000, ErrorMessage = "Sync:MaxDevicesPerUser must be from {1} to {2}.")]
-    public int MaxDevicesPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxDevicesPerUser;
+    public int MaxDevicesPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxDevicesPerUser;
 
     /// <summary>The most live highlights one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
     [Range(typeof(long), "1000", "1000000000", ErrorMessage = "Sync:MaxHighlightsPerUser must be from {1} to {2}.")]
-    public long MaxHighlightsPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxHighlightsPerUser;
+    public long MaxHighlightsPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxHighlightsPerUser;
 
     /// <summary>The most bytes (UTF-8) of text, notes and locations one user's live highlights may hold; past it as above.</summary>
     [Range(typeof(long), "1048576", "1099511627776", ErrorMessage = "Sync:MaxHighlightBytesPerUser must be from {1} to {2}.")]
-    public long MaxHighlightBytesPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxHighlightBytesPerUser;
+    public long MaxHighlightBytesPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxHighlightBytesPerUser;
 
     /// <summary>The most live collections one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
     [Range(1, 100_000, ErrorMessage = "Sync:MaxCollectionsPerUser must be from {1} to {2}.")]
-    public int MaxCollectionsPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxCollectionsPerUser;
+    public int MaxCollectionsPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxCollectionsPerUser;
 
     /// <summary>The most books one collection may hold; past it as above.</summary>
     [Range(1, 100_000, ErrorMessage = "Sync:MaxBooksPerCollection must be from {1} to {2}.")]
-    public int MaxBooksPerCollection { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxBooksPerCollection;
+    public int MaxBooksPerCollection { get; set; } = Domain.Requests.SyncSettings.DefaultMaxBooksPerCollection;
 
     /// <summary>
     /// The most tombstones (deleted highlights, kept until the purge) one user may have stored; a push that
@@ -52,15 +53,15 @@ public sealed class SyncOptions
     /// Deleting a live highlight always passes: its row becomes the tombstone.
     /// </summary>
     [Range(typeof(long), "1000", "1000000000", ErrorMessage = "Sync:MaxTombstonesPerUser must be from {1} to {2}.")]
-    public long MaxTombstonesPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxTombstonesPerUser;
+    public long MaxTombstonesPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxTombstonesPerUser;
 
     /// <summary>The most collections one user may have stored, live and deleted (kept until the purge) together; past it as above.</summary>
     [Range(1, 1_000_000, ErrorMessage = "Sync:MaxStoredCollectionsPerUser must be from {1} to {2}.")]
-    public int MaxStoredCollectionsPerUser { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxStoredCollectionsPerUser;
+    public int MaxStoredCollectionsPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxStoredCollectionsPerUser;
 
     /// <summary>The most membership registers (books added or removed, each kept so a stale add cannot undo a removal) one collection may keep; past it as above.</summary>
     [Range(1, 1_000_000, ErrorMessage = "Sync:MaxBookRegistersPerCollection must be from {1} to {2}.")]
-    public int MaxBookRegistersPerCollection { get; set; } = Domain.ChangeFeed.SyncSettings.DefaultMaxBookRegistersPerCollection;
+    public int MaxBookRegistersPerCollection { get; set; } = Domain.Requests.SyncSettings.DefaultMaxBookRegistersPerCollection;
 
     /// <summary>How often each instance polls the store for devices revoked through other instances.</summary>
     [Range(1, 3_600, ErrorMessage = "Sync:RevocationRefreshSeconds must be from {1} to {2}.")]

@@ -1,6 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.Domain.Library;
-using Kobo.Sync.DevServer.DemoContent;
+using Kobo.Sync.DevServer.DemoData;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;

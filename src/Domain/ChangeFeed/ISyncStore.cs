@@ -27,7 +27,7 @@ public interface ISyncStore
     /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after <paramref name="after"/>, each kind in its position order, with the user's change
     /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip,
     /// where the sequence is at least <paramref name="after"/>'s <see cref="SyncPosition.WrittenSeq"/>.
-    /// The highlights may stop early, by <see cref="Requests.PageBudget.SizeOf(SyncChange)"/>: at least the
+    /// The highlights may stop early, by <see cref="SyncChange.PageBytes"/>: at least the
     /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
     /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
     /// within the budget cannot take them all; the ones left out are never needed. The collections stop early
@@ -44,27 +44,6 @@ public interface ISyncStore
     /// replayed that far); null when the user does not exist. One indexed read.
     /// </summary>
     Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken);
-
-    /// <summary>
-    /// Stores devices' pulls: a known device keeps its latest pull by time, in one statement for them all; a
-    /// device new to its user is added, and one new to a user who has <see cref="DeviceBounds.MaxDevices"/>
-    /// makes room by dropping the least recently seen devices whose revocation is not in force (never refused).
-    /// </summary>
-    Task RecordPullsAsync(IReadOnlyList<DevicePull> pulls, DeviceBounds bounds, CancellationToken cancellationToken);
-
-    /// <summary>
-    /// Up to <paramref name="limit"/> of the user's devices after <paramref name="after"/> (from the
-    /// first when null), most recently synced first (never pulled last), then by id; null when the user
-    /// does not exist.
-    /// </summary>
-    Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken);
-
-    /// <summary>
-    /// Marks a device the user has revoked (a device revoked again takes the later time), unless the
-    /// device is unknown or the user already holds <see cref="DeviceBounds.MaxRevoked"/> other
-    /// revocations in force. Creates no device.
-    /// </summary>
-    Task<Revocation> RevokeDeviceAsync(UserNo user, string deviceId, DeviceBounds bounds, CancellationToken cancellationToken);
 }
 
 /// <summary>

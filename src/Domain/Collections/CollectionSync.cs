@@ -15,7 +15,7 @@ namespace Kobo.Sync.Domain.Collections;
 public sealed class CollectionSync(ICollectionStore store, SyncSettings settings, TimeProvider clock, PageBudget budget)
 {
     /// <summary>The most operations one push holds, as for highlight changes.</summary>
-    public const int MaxBatchSize = HighlightSync.MaxBatchSize;
+    public const int MaxBatchSize = DeviceSync.MaxBatchSize;
 
     public const string CursorField = "cursor";
 

@@ -9,11 +9,11 @@ namespace Kobo.Sync.Domain.Devices;
 /// <summary>
 /// A user's devices, shared by REST and gRPC: listing them (a keyset over last pull and device id, with
 /// signed <see cref="DeviceCursors"/>) and revoking one. A device becomes known with its first pull
-/// (<see cref="HighlightSync"/>); a revocation is told at once to this instance's authentication
+/// (<see cref="DeviceSync"/>); a revocation is told at once to this instance's authentication
 /// (<see cref="IRevokedDevices"/>), and to the others through the store.
 /// </summary>
 public sealed class DeviceRegistry(
-    ISyncStore store, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked, IDevicePositions positions)
+    IDeviceStore store, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked, IDevicePositions positions)
 {
     /// <summary>A page of the user's devices, with the paging rules of the highlight pages (<see cref="DeviceReads"/>).</summary>
     public async Task<DeviceList> ListDevicesAsync(

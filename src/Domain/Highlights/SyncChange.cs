@@ -1,3 +1,5 @@
+using Kobo.Sync.Domain.Requests;
+
 namespace Kobo.Sync.Domain.Highlights;
 
 /// <summary>
@@ -62,6 +64,15 @@ public sealed record SyncChange(
     {
         Collection = c,
     };
+
+    /// <summary>
+    /// The most bytes this change takes in a pull's page on the wire (<see cref="PageBudget"/>); for a highlight,
+    /// at least the measure <c>HighlightSyncQueries.HighlightChanges</c> applies in SQL.
+    /// </summary>
+    public int PageBytes() =>
+        PageBudget.ItemOverheadBytes + PageBudget.JsonBytes(Id) + PageBudget.JsonBytes(Text) + PageBudget.JsonBytes(Note) + PageBudget.JsonBytes(Location)
+        + PageBudget.JsonBytes(Title) + PageBudget.JsonBytes(Author) + PageBudget.JsonBytes(ReadingState?.Position?.Location)
+        + (Collection is { } collection ? PageBudget.JsonBytes(collection.Name) + (collection.Books.Count * Collections.CollectionSync.BytesPerBook) : 0);
 }
 
 /// <summary>A page of changes after a sync token, the token to send next time, and whether more changes wait.</summary>

@@ -8,13 +8,13 @@ namespace Kobo.Sync.Domain.KoboProtocol;
 
 /// <summary>
 /// The reading-services calls of a Kobo device, on the service's own highlights (docs/kobo.md,
-/// "Annotations" and "Never wiping a device"). A PATCH is a push through <see cref="HighlightSync"/>:
+/// "Annotations" and "Never wiping a device"). A PATCH is a push through <see cref="DeviceSync"/>:
 /// idempotent, last writer wins per field with the skew clamp, deletions become tombstones. A device
 /// replaces its whole set of a book's annotations with what a download answers, and downloads a book
 /// only when <c>checkforchanges</c> names it; so a book is named only when the device's set is known
 /// to come from this service and nothing the device sent was withheld.
 /// </summary>
-public sealed class KoboAnnotations(HighlightSync sync, IKoboAnnotationStore store, TimeProvider clock)
+public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store, TimeProvider clock)
 {
     /// <summary>The most annotations (updated plus deleted) one PATCH may carry.</summary>
     public const int MaxPatchItems = 2_000;
@@ -24,7 +24,7 @@ public sealed class KoboAnnotations(HighlightSync sync, IKoboAnnotationStore sto
 
     /// <summary>
     /// The most bytes of annotations a book's download answers, measured as pages are
-    /// (<see cref="PageBudget.SizeOf(HighlightView)"/>): 4 MiB, over 2,500 bytes for each of the 1,000, where a
+    /// (<see cref="HighlightView.PageBytes"/>): 4 MiB, over 2,500 bytes for each of the 1,000, where a
     /// device's annotation (a passage, a note, its location) is typically under 1,500. The set cannot
     /// be paged (the device replaces its whole set with it), so a larger one is refused like too many
     /// annotations, never cut short: 1,000 of the largest legal highlights would be a 72 MB answer.
@@ -88,7 +88,7 @@ public sealed class KoboAnnotations(HighlightSync sync, IKoboAnnotationStore sto
         }
 
         var rejected = false;
-        foreach (var chunk in changes.Chunk(HighlightSync.MaxBatchSize))
+        foreach (var chunk in changes.Chunk(DeviceSync.MaxBatchSize))
         {
             var pushed = await sync.PushAsync(caller, caller.User, chunk.Select(c => (PushedChange?)c.Change).ToArray(), cancellationToken)
                 .ConfigureAwait(false);
@@ -176,7 +176,7 @@ public sealed class KoboAnnotations(HighlightSync sync, IKoboAnnotationStore sto
         long bytes = 0;
         foreach (var highlight in highlights)
         {
-            bytes += PageBudget.SizeOf(highlight);
+            bytes += highlight.PageBytes();
         }
 
         return bytes;

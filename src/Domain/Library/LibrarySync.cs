@@ -41,7 +41,7 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         if (!position.IsStart && position.PagesInSync == 0)
         {
             // A new sync from a token at or past the user's committed sequence in every library stream has
-            // nothing to fetch (as HighlightSync's pull): one indexed read answers it.
+            // nothing to fetch (as DeviceSync's pull): one indexed read answers it.
             var committed = await store.ReadCommittedSeqAsync(user, cancellationToken).ConfigureAwait(false)
                 ?? throw ResourceNotFoundException.UnknownUser(user);
             if (position.HasLibraryThrough(committed))

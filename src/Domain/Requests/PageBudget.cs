@@ -1,6 +1,4 @@
 using System.Text;
-using Kobo.Sync.Domain.Highlights;
-using Kobo.Sync.Domain.Queries;
 
 namespace Kobo.Sync.Domain.Requests;
 
@@ -33,15 +31,6 @@ public sealed record PageBudget(int MaxBytes)
 
     /// <summary>An empty page, to fill item by item in order (<see cref="PageFill.TryTake"/>).</summary>
     public PageFill Start() => new(MaxBytes);
-
-    public static int SizeOf(HighlightView highlight) =>
-        ItemOverheadBytes + JsonBytes(highlight.Id) + JsonBytes(highlight.Text) + JsonBytes(highlight.Note) + JsonBytes(highlight.Location);
-
-    /// <summary>A change of the pull; for a highlight, at least the measure <c>HighlightSyncQueries.HighlightChanges</c> applies in SQL.</summary>
-    public static int SizeOf(SyncChange change) =>
-        ItemOverheadBytes + JsonBytes(change.Id) + JsonBytes(change.Text) + JsonBytes(change.Note) + JsonBytes(change.Location)
-        + JsonBytes(change.Title) + JsonBytes(change.Author) + JsonBytes(change.ReadingState?.Position?.Location)
-        + (change.Collection is { } collection ? JsonBytes(collection.Name) + (collection.Books.Count * Collections.CollectionSync.BytesPerBook) : 0);
 
     /// <summary>The UTF-8 length of a text: what the store holds (the quotas count it).</summary>
     public static int Utf8(string? text) => text is null ? 0 : Encoding.UTF8.GetByteCount(text);

@@ -1,3 +1,5 @@
+using Kobo.Sync.Storage.Resilience;
+
 namespace Kobo.Sync.Storage.Coalescing;
 
 /// <summary>

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 
 namespace Kobo.Sync.Storage.Resilience;
@@ -27,10 +28,10 @@ public static class CallCosts
 {
     /// <summary>
     /// The most rows a call may read or write and still be <see cref="CallCost.Bounded"/>: a default
-    /// page (<see cref="HighlightSync.DefaultPageSize"/>) and its look-ahead row. A device that asks for
+    /// page (<see cref="DeviceSync.DefaultPageSize"/>) and its look-ahead row. A device that asks for
     /// more chose the cost; a push of up to as many changes is bounded as well.
     /// </summary>
-    public const int BoundedRows = HighlightSync.DefaultPageSize + 1;
+    public const int BoundedRows = DeviceSync.DefaultPageSize + 1;
 
     /// <summary>The cost of a call that reads or writes up to <paramref name="rows"/> rows.</summary>
     public static CallCost OfRows(int rows) => rows > BoundedRows ? CallCost.CallerShaped : CallCost.Bounded;

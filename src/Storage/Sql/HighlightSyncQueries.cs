@@ -70,7 +70,7 @@ public static class HighlightSyncQueries
     /// $1 user_no, $2 seq, $3 id (the position, exclusive), $4 limit, $5 the page's byte budget. A keyset
     /// range of the (user_no, seq, id) index: the cost of a page does not depend on how many came before.
     /// Of those rows, the first two and then each whose predecessors measure at most $5 together (the
-    /// running sum through the row, less the row), each measured as <c>PageBudget.SizeOf</c> measures a
+    /// running sum through the row, less the row), each measured as <c>SyncChange.PageBytes</c> measures a
     /// highlight change (<see cref="PageBudget.ItemOverheadBytes"/> plus the UTF-8 length of id, text, note
     /// and location; the database's encoding is UTF-8): a page of large highlights reads only the ones it may send. <c>octet_length</c> reads a stored value's length without
     /// decompressing it, and rows left out are never sent, so a large text costs only when delivered.

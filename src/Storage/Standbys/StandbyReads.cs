@@ -70,7 +70,13 @@ public sealed class StandbyReads
         CancellationToken cancellationToken)
     {
         var answer = await read(standbys, check, state, cancellationToken).ConfigureAwait(false);
-        _metrics?.RecordDeviceRead(check.Verdict);
+        _metrics?.RecordStandbyRead(check.Verdict switch
+        {
+            StandbyVerdict.Served => "served",
+            StandbyVerdict.Behind => "behind",
+            StandbyVerdict.Lagging => "lagging",
+            _ => "unknown_user",
+        });
         return check.Verdict == StandbyVerdict.Served
             ? answer
             : await read(_primary, null, state, cancellationToken).ConfigureAwait(false);
@@ -79,7 +85,7 @@ public sealed class StandbyReads
     /// <summary>Where the user's change sequence stands (null: no such user), read as <see cref="ReadAsync"/> reads: one indexed read.</summary>
     public Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken) =>
         ReadAsync(user, written, user, static (source, check, user, ct) => check is null
-            ? Stores.ChangeSequences.ReadCommittedAsync(source, user, ct)
+            ? ChangeSequences.ReadCommittedAsync(source, user, ct)
             : ReadCommittedOnStandbyAsync(source, check, user, ct), cancellationToken);
 
     private static async Task<long?> ReadCommittedOnStandbyAsync(NpgsqlDataSource source, StandbyCheck check, UserNo user, CancellationToken cancellationToken)
@@ -131,7 +137,7 @@ public sealed class StandbyCheck(long lastWrite, double allowedLagMs)
                 new NpgsqlParameter<double> { TypedValue = check.AllowedLagMs },
             },
         }
-        : Stores.ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user);
+        : ChangeFeedBatch.OfUser(ChangeSeqQueries.CommittedSeq, user);
 
     /// <summary>
     /// Reads the first statement's answer: the user's committed sequence (null: no such user), and sets the

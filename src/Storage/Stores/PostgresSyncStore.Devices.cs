@@ -12,7 +12,7 @@ namespace Kobo.Sync.Storage.Stores;
 /// so the user's device count and revocations in force cannot race past their bounds. Each is one
 /// batch, which PostgreSQL runs as one implicit transaction: the lock lasts as long as the batch.
 /// </summary>
-public sealed partial class PostgresSyncStore
+public sealed partial class PostgresSyncStore : IDeviceStore
 {
     public async Task RecordPullsAsync(IReadOnlyList<DevicePull> pulls, DeviceBounds bounds, CancellationToken cancellationToken)
     {

@@ -18,7 +18,7 @@ namespace Kobo.Sync.Storage.Stores;
 /// A pull or device list of more rows than a default page, and a push of more changes, are sized by
 /// the device (<see cref="CallCosts"/>): they obey the circuit but are not counted by it.
 /// </summary>
-public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines pipelines) : ISyncStore
+public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines pipelines) : ISyncStore, IDeviceStore
 {
     public Task<long?> ApplyAsync(
         UserNo user,

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
-using Kobo.Sync.Storage.Standbys;
 
 namespace Kobo.Sync.Storage.Telemetry;
 
@@ -46,16 +45,10 @@ public sealed class StorageMetrics : IDisposable
         _databaseOperationDuration.Record(elapsed.TotalSeconds, in tags);
     }
 
-    /// <summary>A device read tried on a standby ended as <paramref name="verdict"/>.</summary>
-    public void RecordDeviceRead(StandbyVerdict verdict)
+    /// <summary>A device read tried on a standby ended as <paramref name="outcome"/> (served, behind, lagging, unknown_user).</summary>
+    public void RecordStandbyRead(string outcome)
     {
-        var tags = new TagList { { OutcomeTag, verdict switch
-        {
-            StandbyVerdict.Served => "served",
-            StandbyVerdict.Behind => "behind",
-            StandbyVerdict.Lagging => "lagging",
-            _ => "unknown_user",
-        } } };
+        var tags = new TagList { { OutcomeTag, outcome } };
         _standbyReads.Add(1, in tags);
     }
 

@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Requests;
@@ -38,7 +39,7 @@ internal static class ChangesApi
     // Written with SyncJsonContext's own options, so absent fields are left out rather than sent as null.
     // With ?since= (the device's sync token), the answer carries it again with the push as the device's last write.
     private static async Task<JsonHttpResult<PushResponse>> PushChanges(
-        string userNo, string? since, PushRequest? body, HttpContext context, HighlightSync sync, CancellationToken cancellationToken)
+        string userNo, string? since, PushRequest? body, HttpContext context, DeviceSync sync, CancellationToken cancellationToken)
     {
         var answer = await sync.PushAsync(
             context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), since, cancellationToken);
@@ -51,12 +52,12 @@ internal static class ChangesApi
     /// answered at once with <c>Retry-After</c>: when to wait again.
     /// </summary>
     private static async Task<JsonHttpResult<SyncChangePage>> PullChanges(
-        string userNo, string? since, string? pageSize, string? wait, HttpContext context, HighlightSync sync, LivePull live,
+        string userNo, string? since, string? pageSize, string? wait, HttpContext context, DeviceSync sync, LivePull live,
         DeviceRevocationList revocations, TimeProvider clock, CancellationToken cancellationToken)
     {
         var caller = context.Caller();
         var user = RequestIds.User(userNo);
-        var size = DeviceRequest.PageSize(pageSize, HighlightSync.MaxPageSize);
+        var size = DeviceRequest.PageSize(pageSize, DeviceSync.MaxPageSize);
         var waitSeconds = LiveRequests.WaitSeconds(wait);
         SyncChangePage page;
         // A live request passed admission without a slot (it takes one per pull); any other holds one already.

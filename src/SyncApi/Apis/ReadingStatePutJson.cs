@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using System.Text.Json.Serialization;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.ReadingStates;

@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Microsoft.AspNetCore.RateLimiting;
 using Microsoft.Extensions.Options;

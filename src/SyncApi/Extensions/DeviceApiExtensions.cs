@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Highlights;
@@ -36,7 +37,7 @@ public static class DeviceApiExtensions
         builder.Services.AddSingleton(SignerFactory.CreateDeviceCursors);
         builder.Services.AddSingleton(SyncSettingsFactory.Create);
         builder.Services.TryAddSingleton(TimeProvider.System);
-        builder.Services.AddSingleton<HighlightSync>();
+        builder.Services.AddSingleton<DeviceSync>();
         // Devices' pulls, written behind the pulls (Sync:DevicePositionFlushMs).
         builder.Services.AddSingleton<DevicePositionWriter>();
         builder.Services.AddSingleton<IDevicePositions>(sp => sp.GetRequiredService<DevicePositionWriter>());

@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Microsoft.AspNetCore.Authentication;

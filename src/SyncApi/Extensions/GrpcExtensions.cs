@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
@@ -14,14 +15,12 @@ namespace Kobo.Sync.SyncApi.Extensions;
 /// </summary>
 public static class GrpcExtensions
 {
-    /// <summary>Larger request messages are refused with RESOURCE_EXHAUSTED, as in the reference implementations.</summary>
-    public const int MaxReceiveMessageSize = 4 * 1024 * 1024;
 
     public static WebApplicationBuilder AddSyncGrpc(this WebApplicationBuilder builder)
     {
         builder.Services.AddGrpc(options =>
         {
-            options.MaxReceiveMessageSize = MaxReceiveMessageSize;
+            options.MaxReceiveMessageSize = GrpcResponses.MaxReceiveMessageSize;
             options.EnableDetailedErrors = false;
             // The first is the outermost: the result's metrics are recorded inside the error mapping.
             options.Interceptors.Add<GrpcErrorInterceptor>();

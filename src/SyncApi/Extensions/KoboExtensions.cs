@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.SyncApi.Apis.KoboProtocol;

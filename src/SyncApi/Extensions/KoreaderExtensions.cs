@@ -1,3 +1,5 @@
+using Kobo.Sync.Domain.Requests;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.KoreaderProtocol;
 using Kobo.Sync.SyncApi.Apis.KoreaderProtocol;

@@ -1,5 +1,6 @@
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
@@ -58,7 +59,9 @@ public static class StorageExtensions
         services.AddSingleton(CreateStandbyReads);
         services.AddSingleton(sp => new PostgresSyncStore(
             sp.GetRequiredService<NpgsqlDataSource>(), CommitSignalsOf(sp), sp.GetRequiredService<StandbyReads>()));
-        services.AddSingleton<ISyncStore, ResilientSyncStore>();
+        services.AddSingleton<ResilientSyncStore>();
+        services.AddSingleton<ISyncStore>(sp => sp.GetRequiredService<ResilientSyncStore>());
+        services.AddSingleton<IDeviceStore>(sp => sp.GetRequiredService<ResilientSyncStore>());
         services.AddSingleton(sp => new PostgresReadingStateStore(
             sp.GetRequiredService<NpgsqlDataSource>(), CommitSignalsOf(sp), sp.GetRequiredService<StandbyReads>()));
         services.AddSingleton<IReadingStateStore, ResilientReadingStateStore>();

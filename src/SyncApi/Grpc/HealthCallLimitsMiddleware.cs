@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Globalization;
 using System.IO.Pipelines;
 using Grpc.Core;

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.ChangeFeed;
@@ -26,7 +27,7 @@ internal static class SyncGrpcChanges
         change.ModifiedAt is { } at ? DeviceTime.FromUnix(at.Seconds, at.Nanos) : null,
         change.HasLocation ? change.Location : null);
 
-    public static PushChangesResponse ToMessage(IReadOnlyList<Domain.ChangeFeed.ChangeResult> results)
+    public static PushChangesResponse ToMessage(IReadOnlyList<Domain.Requests.ChangeResult> results)
     {
         var message = new PushChangesResponse();
         foreach (var result in results)

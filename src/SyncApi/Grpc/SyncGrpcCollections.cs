@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.ChangeFeed;

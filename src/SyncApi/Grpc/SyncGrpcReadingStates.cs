@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.ReadingStates;

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.ChangeFeed;
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
 using Kobo.Sync.Domain.Collections;
@@ -16,7 +17,7 @@ using Microsoft.AspNetCore.Authorization;
 namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
-/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="HighlightSync"/>, <see cref="DeviceRegistry"/>,
+/// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/>, <see cref="DeviceRegistry"/>,
 /// <see cref="ReadingStateSync"/>, <see cref="CollectionSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
 /// to the contract's messages. A call without a valid token never gets here: the authorization
 /// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>; what the
@@ -24,7 +25,7 @@ namespace Kobo.Sync.SyncApi.Grpc;
 /// </summary>
 [Authorize]
 internal sealed class SyncGrpcService(
-    DeviceReads reads, HighlightSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock,
+    DeviceReads reads, DeviceSync sync, LivePull live, DeviceRevocationList revocations, TimeProvider clock,
     ReadingStateSync readingStates, KoboLinkRegistry koboLinks, CollectionSync collections, DeviceRegistry devices)
     : SyncService.SyncServiceBase
 {

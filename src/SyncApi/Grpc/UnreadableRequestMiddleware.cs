@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Grpc.Core;
 
 namespace Kobo.Sync.SyncApi.Grpc;

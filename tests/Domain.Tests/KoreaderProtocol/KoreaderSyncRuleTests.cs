@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoreaderProtocol;

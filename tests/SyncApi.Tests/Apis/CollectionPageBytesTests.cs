@@ -55,7 +55,7 @@ public sealed class CollectionPageBytesTests(SyncServiceDatabase db) : IClassFix
         var rows = await new PostgresSyncStore(db.DataSource).ReadChangesAsync(new UserNo(user), SyncPosition.Start, 11, maxBytes: 2_000, TestTimeout.Token);
 
         Assert.InRange(rows!.Collections.Count, 2, 9);
-        Assert.True(rows.Collections.Sum(c => PageBudget.SizeOf(SyncChange.Of(c.Collection))) > 2_000);
+        Assert.True(rows.Collections.Sum(c => SyncChange.Of(c.Collection).PageBytes()) > 2_000);
     }
 
     [Fact]

@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 namespace Kobo.Sync.SyncApi.Tests.Grpc;
 
 /// <summary>The <c>grpc-message</c> of the answers written before a call reaches Grpc.AspNetCore (a refused token or admission).</summary>
@@ -9,5 +10,5 @@ public sealed class GrpcStatusMessageTests
     [InlineData("100% sure", "100%25 sure")]
     [InlineData("Zürich\n", "Z%C3%BCrich%0A")]
     public void MessagesArePercentEncodedOutsidePrintableAscii(string message, string onTheWire) =>
-        Assert.Equal(onTheWire, Kobo.Sync.SyncApi.Grpc.GrpcResponses.EncodeMessage(message));
+        Assert.Equal(onTheWire, Kobo.Sync.SyncApi.Infrastructure.Wire.GrpcResponses.EncodeMessage(message));
 }

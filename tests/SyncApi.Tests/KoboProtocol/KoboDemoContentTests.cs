@@ -5,7 +5,6 @@ using System.Text;
 using System.Text.Json;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.DevServer.DemoContent;
 using Kobo.Sync.DevServer.DemoData;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

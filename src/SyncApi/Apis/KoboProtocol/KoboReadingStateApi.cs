@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Kobo.Sync.Domain.ChangeFeed;

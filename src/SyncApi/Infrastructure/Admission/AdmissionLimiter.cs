@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Threading.RateLimiting;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;

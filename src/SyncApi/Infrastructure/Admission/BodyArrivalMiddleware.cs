@@ -1,4 +1,4 @@
-using Kobo.Sync.SyncApi.Extensions;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Microsoft.AspNetCore.Http.Features;
@@ -15,7 +15,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// instead: Kestrel stops reading an HTTP/1.1 connection past 1 MiB, and HTTP/2's flow-control window is
 /// 768 KiB a stream, so a larger body could never finish arriving.
 /// What a device may hold is bounded: the endpoint's largest body (gRPC: one message of
-/// <see cref="GrpcExtensions.MaxReceiveMessageSize"/>; REST: the endpoint's request size limit), the
+/// <see cref="GrpcResponses.MaxReceiveMessageSize"/>; REST: the endpoint's request size limit), the
 /// device's and its user's shares of body bytes (429) and the instance's budgets (503), where small
 /// bodies have a reserve large ones cannot take (see <see cref="DeviceLoads"/>). How long a body may take
 /// is bounded by what it brings lately: at least <c>Admission:BodyProgressMinBytes</c> in every
@@ -44,7 +44,7 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
     {
         var grpc = GrpcResponses.IsGrpc(context.Request);
         var limit = grpc
-            ? GrpcExtensions.MaxReceiveMessageSize + GrpcFrameHeaderBytes
+            ? GrpcResponses.MaxReceiveMessageSize + GrpcFrameHeaderBytes
             : context.Features.Get<IHttpMaxRequestBodySizeFeature>()?.MaxRequestBodySize ?? long.MaxValue;
         using var body = new ArrivedBody(loads, device, AdmissionRequests.UserOf(context)!, _progress);
         ArrivedBody.Outcome outcome;

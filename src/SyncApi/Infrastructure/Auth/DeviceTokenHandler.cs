@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Security.Claims;
 using System.Text.Encodings.Web;
 using Kobo.Sync.Domain.Ids;

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Highlights;
 using System.Collections.Frozen;
 using Grpc.Core;
 using Kobo.Sync.Domain.ChangeFeed;

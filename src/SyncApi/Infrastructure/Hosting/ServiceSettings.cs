@@ -1,4 +1,3 @@
-using Kobo.Sync.SyncApi.Infrastructure.Logging;
 using Microsoft.Extensions.Configuration.Json;
 using Microsoft.Extensions.Configuration.Memory;
 
@@ -17,10 +16,22 @@ internal static partial class ServiceSettings
     private const string ContentRootKey = "contentRoot";
 
     /// <summary>
-    /// Defaults that have no options class of their own: the log levels, kept with the rest of the
-    /// logging setup (<see cref="SerilogSetup.DefaultLevels"/>).
+    /// Defaults that have no options class of their own, the log levels, beneath every settings file (this class), chosen for
+    /// production: without them every ASP.NET Core Information event (several per request) would be
+    /// written. Grpc.AspNetCore's call handler logs at Error a request message it cannot parse (the
+    /// caller's fault, answered INVALID_ARGUMENT), which a caller could repeat to flood the log; every
+    /// failure of the service's own handlers is logged by <c>GrpcErrorInterceptor</c> instead.
+    /// <c>appsettings.Development.json</c> lowers the default to Debug; any file may set any of these.
     /// </summary>
-    internal static IReadOnlyDictionary<string, string?> Defaults => SerilogSetup.DefaultLevels;
+    internal static readonly IReadOnlyDictionary<string, string?> Defaults = new Dictionary<string, string?>
+    {
+        ["Serilog:MinimumLevel:Default"] = "Information",
+        ["Serilog:MinimumLevel:Override:Microsoft.AspNetCore"] = "Warning",
+        ["Serilog:MinimumLevel:Override:Microsoft.Hosting.Lifetime"] = "Information",
+        ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.DeviceTokenHandler"] = "Warning",
+        ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.KoboLinkHandler"] = "Warning",
+        ["Serilog:MinimumLevel:Override:Grpc.AspNetCore.Server.ServerCallHandler"] = "Fatal",
+    };
 
     public static WebApplicationBuilder CreateBuilder(string[] args)
     {

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Storage;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;

@@ -1,3 +1,4 @@
+using Kobo.Sync.Domain.ChangeFeed;
 using System.Diagnostics;
 using System.Threading.RateLimiting;
 using Kobo.Sync.Domain.Highlights;
@@ -16,7 +17,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 
 /// <summary>
 /// Live pull, shared by REST (a pull with <c>wait</c>) and gRPC (<c>WatchChanges</c>): pull as
-/// <see cref="HighlightSync"/> always does, and when the device is up to date, wait for a change of its user
+/// <see cref="DeviceSync"/> always does, and when the device is up to date, wait for a change of its user
 /// to commit instead of answering an empty page. The device is registered in <see cref="ChangeWaiters"/>
 /// before its first pull (so no commit slips between the pull and the wait), sleeps holding no database
 /// connection and no admission slot, and pulls again when the change listener says a change numbered
@@ -24,7 +25,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 /// (<see cref="InstanceAdmission"/>) and a fresh database budget, like a request of its own.
 /// </summary>
 public sealed class LivePull(
-    HighlightSync sync,
+    DeviceSync sync,
     ChangeWaiters waiters,
     QuietWaits quiet,
     InstanceAdmission admission,

@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Extensions;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Serilog;
@@ -15,28 +16,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 /// section and follow its reloads. Any
 /// <see cref="ILogEventSink"/> registered in DI receives the same events (tests capture logs this way).
 /// The one line per request is written by Serilog.AspNetCore's request logging (<see cref="RequestLogging"/>).
-/// Every logging default lives here: levels, enrichers, sinks and the development template.
+/// Every logging default lives here but the levels (<see cref="Hosting.ServiceSettings.Defaults"/>): enrichers, sinks and the development template.
 /// </summary>
 internal static class SerilogSetup
 {
-    /// <summary>
-    /// The log levels, beneath every settings file (<see cref="Hosting.ServiceSettings"/>), chosen for
-    /// production: without them every ASP.NET Core Information event (several per request) would be
-    /// written. Grpc.AspNetCore's call handler logs at Error a request message it cannot parse (the
-    /// caller's fault, answered INVALID_ARGUMENT), which a caller could repeat to flood the log; every
-    /// failure of the service's own handlers is logged by <c>GrpcErrorInterceptor</c> instead.
-    /// <c>appsettings.Development.json</c> lowers the default to Debug; any file may set any of these.
-    /// </summary>
-    internal static readonly IReadOnlyDictionary<string, string?> DefaultLevels = new Dictionary<string, string?>
-    {
-        ["Serilog:MinimumLevel:Default"] = "Information",
-        ["Serilog:MinimumLevel:Override:Microsoft.AspNetCore"] = "Warning",
-        ["Serilog:MinimumLevel:Override:Microsoft.Hosting.Lifetime"] = "Information",
-        ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.DeviceTokenHandler"] = "Warning",
-        ["Serilog:MinimumLevel:Override:Kobo.Sync.SyncApi.Infrastructure.Auth.KoboLinkHandler"] = "Warning",
-        ["Serilog:MinimumLevel:Override:Grpc.AspNetCore.Server.ServerCallHandler"] = "Fatal",
-    };
-
     private const string DevelopmentTemplate =
         "[{Timestamp:HH:mm:ss} {Level:u3}] {SourceContext}: {Message:lj} trace={TraceId} span={SpanId}{NewLine}{Exception}";
 

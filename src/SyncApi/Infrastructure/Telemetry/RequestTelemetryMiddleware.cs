@@ -1,3 +1,4 @@
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Diagnostics;
 using System.Globalization;
 using Kobo.Sync.SyncApi.Grpc;

@@ -3,7 +3,7 @@ using System.Text;
 using Microsoft.AspNetCore.Diagnostics;
 using GrpcStatusCode = Grpc.Core.StatusCode;
 
-namespace Kobo.Sync.SyncApi.Grpc;
+namespace Kobo.Sync.SyncApi.Infrastructure.Wire;
 
 /// <summary>
 /// gRPC answers written by middleware that runs before a call reaches Grpc.AspNetCore (a refused
@@ -14,6 +14,9 @@ namespace Kobo.Sync.SyncApi.Grpc;
 internal static class GrpcResponses
 {
     private const string ContentType = "application/grpc";
+
+    /// <summary>Larger request messages are refused with RESOURCE_EXHAUSTED, as in the reference implementations.</summary>
+    public const int MaxReceiveMessageSize = 4 * 1024 * 1024;
 
     /// <summary>What Grpc.AspNetCore answers, with RESOURCE_EXHAUSTED, a message over its limit; the service's own checks say the same.</summary>
     public const string MessageTooLarge = "Received message exceeds the maximum configured message size.";

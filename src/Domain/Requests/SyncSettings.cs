@@ -1,4 +1,4 @@
-namespace Kobo.Sync.Domain.ChangeFeed;
+namespace Kobo.Sync.Domain.Requests;
 
 /// <summary>The sync rules a deployment may tune.</summary>
 /// <param name="MaxClockSkew">A device time further than this ahead of server time is replaced by server time.</param>

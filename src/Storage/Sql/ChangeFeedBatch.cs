@@ -1,7 +1,7 @@
 using Kobo.Sync.Domain.Ids;
 using Npgsql;
 
-namespace Kobo.Sync.Storage.Stores;
+namespace Kobo.Sync.Storage.Sql;
 
 /// <summary>
 /// The pieces of a pull's one-round-trip batch, shared by device sync and library sync: statements of

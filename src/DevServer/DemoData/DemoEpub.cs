@@ -3,7 +3,7 @@ using System.Security;
 using System.Text;
 using Kobo.Sync.Domain.Ids;
 
-namespace Kobo.Sync.DevServer.DemoContent;
+namespace Kobo.Sync.DevServer.DemoData;
 
 /// <summary>
 /// A small, valid EPUB 3 for a demo book, made from its catalogue entry: the <c>mimetype</c> entry

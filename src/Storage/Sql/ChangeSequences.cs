@@ -1,8 +1,7 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Storage.Sql;
 using Npgsql;
 
-namespace Kobo.Sync.Storage.Stores;
+namespace Kobo.Sync.Storage.Sql;
 
 /// <summary>
 /// How every write of a user's sync data starts (<see cref="ChangeSeqQueries.TakeChangeSeq"/>): it takes

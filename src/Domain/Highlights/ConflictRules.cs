@@ -1,6 +1,6 @@
-using Kobo.Sync.Domain.Highlights;
 
-namespace Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Requests;
+namespace Kobo.Sync.Domain.Highlights;
 
 /// <summary>
 /// How a pushed change meets the stored highlight (docs/api.md, "Conflict rules"):

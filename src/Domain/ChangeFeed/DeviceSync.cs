@@ -1,10 +1,10 @@
-using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;
 
-namespace Kobo.Sync.Domain.Highlights;
+namespace Kobo.Sync.Domain.ChangeFeed;
 
 /// <summary>
 /// Device sync, shared by REST and gRPC: the push of highlight changes (validation, then
@@ -12,8 +12,8 @@ namespace Kobo.Sync.Domain.Highlights;
 /// user's change sequence, positions carried in signed <see cref="SyncTokens"/>). A pull's page ends
 /// at its size, or earlier when the next change would take it past the <see cref="PageBudget"/>.
 /// </summary>
-public sealed class HighlightSync(
-    ISyncStore store, SyncTokens tokens, SyncSettings settings, TimeProvider clock, PageBudget budget, IDevicePositions positions)
+public sealed class DeviceSync(
+    ISyncStore store, IDeviceStore devices, SyncTokens tokens, SyncSettings settings, TimeProvider clock, PageBudget budget, IDevicePositions positions)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
@@ -157,7 +157,7 @@ public sealed class HighlightSync(
         {
             // A full sync, most often a device's first: written at once, so the device is known (listed,
             // revocable, counted against the user's devices) when its first answer arrives.
-            await store.RecordPullsAsync([new DevicePull(user, caller.DeviceId, 0, clock.GetUtcNow())], Bounds(), cancellationToken).ConfigureAwait(false);
+            await devices.RecordPullsAsync([new DevicePull(user, caller.DeviceId, 0, clock.GetUtcNow())], Bounds(), cancellationToken).ConfigureAwait(false);
         }
 
         if (!position.IsStart && (position.HighlightSeq < rows.PurgedHighlightSeq || position.CollectionSeq < rows.PurgedCollectionSeq))
@@ -171,7 +171,7 @@ public sealed class HighlightSync(
         // below what this page can take: the highlights it left out lie past one this page cannot fit.
         var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count + rows.Collections.Count));
         var fill = budget.Start();
-        bool TryAdd(SyncChange change) => fill.TryAdd(changes, change, PageBudget.SizeOf(change));
+        bool TryAdd(SyncChange change) => fill.TryAdd(changes, change, change.PageBytes());
 
         var (next, hasMore) = SequenceMerge.Take(
             position,

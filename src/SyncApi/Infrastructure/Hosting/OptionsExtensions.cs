@@ -1,7 +1,7 @@
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Extensions;
+namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
 
 /// <summary>
 /// The one way a settings section becomes options: bound from configuration, checked by its

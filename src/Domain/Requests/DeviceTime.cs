@@ -2,7 +2,7 @@ using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
 using Kobo.Sync.Domain.Text;
 
-namespace Kobo.Sync.Domain.ChangeFeed;
+namespace Kobo.Sync.Domain.Requests;
 
 /// <summary>
 /// A device's time of an edit as the request carried it, not checked yet: seconds and nanoseconds since

@@ -1,4 +1,4 @@
-namespace Kobo.Sync.Domain.ChangeFeed;
+namespace Kobo.Sync.Domain.Requests;
 
 /// <summary>The outcome of one pushed change, in request order; <see cref="Reason"/> only for conflicts and rejections.</summary>
 public sealed record ChangeResult(string? Id, string Status, string? Version, string? Reason = null);

@@ -1,7 +1,7 @@
 using System.Globalization;
 using Kobo.Sync.Domain.Requests;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.Live;
+namespace Kobo.Sync.SyncApi.Infrastructure.Wire;
 
 /// <summary>
 /// Which requests are live pulls, decided from the request line alone so that admission control and

@@ -1,6 +1,6 @@
-using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Domain.Requests;
 
-namespace Kobo.Sync.Domain.Highlights;
+namespace Kobo.Sync.Domain.ChangeFeed;
 
 /// <summary>
 /// A push's results, one per change in request order, and when the device sent its sync token, that token

@@ -1,6 +1,6 @@
 using System.Collections.Concurrent;
 
-namespace Kobo.Sync.Storage;
+namespace Kobo.Sync.Storage.Resilience;
 
 /// <summary>
 /// Cancels database commands away from the thread that noticed the deadline.

@@ -1,7 +1,7 @@
 using System.Globalization;
 using Kobo.Sync.DevServer.DemoData;
 
-namespace Kobo.Sync.DevServer.DemoContent;
+namespace Kobo.Sync.DevServer.DemoData;
 
 /// <summary>
 /// What the demo content origin serves: for each book of the demo catalogue (<see cref="DemoRows.GenerateBooks"/>,
