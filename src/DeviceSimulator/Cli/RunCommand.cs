@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using System.CommandLine;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Devices;

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Reports;
@@ -13,11 +14,6 @@ namespace Kobo.Sync.DeviceSimulator.Engine;
 /// </summary>
 public sealed class GeneratorMonitor : IDisposable
 {
-    /// <summary>A dispatch later than this is late.</summary>
-    public static readonly TimeSpan LagLimit = TimeSpan.FromMilliseconds(20);
-
-    /// <summary>Process CPU above this share of all cores, in a second, is a second the generator competed for CPU.</summary>
-    public const double CpuLimit = 0.85;
 
     private readonly Lock _lock = new();
     private readonly LatencyHistogram _lag = new();
@@ -43,7 +39,7 @@ public sealed class GeneratorMonitor : IDisposable
             _lag.Record(micros);
             var tally = At(second);
             tally.Dispatches++;
-            tally.Late += lag > LagLimit ? 1 : 0;
+            tally.Late += lag > GeneratorVerdict.LagLimit ? 1 : 0;
             tally.LagMax = Math.Max(tally.LagMax, micros);
         }
     }

@@ -1,3 +1,5 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
+using Kobo.Sync.DeviceSimulator.Results;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;

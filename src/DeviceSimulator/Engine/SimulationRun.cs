@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
@@ -41,7 +42,7 @@ public static class SimulationRun
         var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
         var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users, profile.UserOrder, profile.UserOffset);
         var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
-        using var day = DayRun.Open(profile, settings);
+        using var day = DayRun.Open(profile, settings.CursorKey, settings.Shard, settings.LedgerFolder);
         await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
 
         var plans = Plans(profile, settings, catalog);
@@ -109,7 +110,7 @@ public static class SimulationRun
         var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
         var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users, profile.UserOrder, profile.UserOffset);
         var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
-        using var day = DayRun.Open(profile, settings with { LedgerFolder = null });
+        using var day = DayRun.Open(profile, settings.CursorKey, settings.Shard, ledgerFolder: null);
         await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
         long known = 0;
         foreach (var plan in Plans(profile, settings, catalog).Where(p => p.Scenario is DeviceDayScenario))

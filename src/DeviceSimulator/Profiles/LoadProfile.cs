@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Devices;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Kobo.Sync.DeviceSimulator.Scenarios;

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Engine;
 

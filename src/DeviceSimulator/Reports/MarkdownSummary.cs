@@ -1,3 +1,5 @@
+using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Results;
 using System.Globalization;
 using System.Text;
 

@@ -1,3 +1,5 @@
+using Kobo.Sync.DeviceSimulator.Results;
+
 namespace Kobo.Sync.DeviceSimulator.Reports;
 
 /// <summary>Writes a run's <c>result.json</c>, <c>summary.md</c> and <c>report.html</c> into its results folder.</summary>

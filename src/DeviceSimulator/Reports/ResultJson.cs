@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Engine;
 

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Devices;
 using System.Net;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Profiles;

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Reports;

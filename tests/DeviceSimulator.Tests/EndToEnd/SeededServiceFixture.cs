@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Seeding;
 using Kobo.Sync.DeviceSimulator.Tests.Support;

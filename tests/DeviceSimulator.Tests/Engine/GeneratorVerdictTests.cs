@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Engine;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Engine;

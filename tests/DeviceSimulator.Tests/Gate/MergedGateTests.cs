@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Text.RegularExpressions;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;

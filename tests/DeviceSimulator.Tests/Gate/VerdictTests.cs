@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Results;
 using System.Text.Json;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Profiles;

@@ -1,3 +1,5 @@
+using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Profiles;
 using System.Globalization;
 using System.Text;
 

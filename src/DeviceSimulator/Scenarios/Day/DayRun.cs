@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Devices;
 using System.Globalization;
 using System.Text.Json;
 using Kobo.Sync.DeviceSimulator.Engine;
@@ -30,21 +31,21 @@ public sealed class DayRun : IDisposable
     public DayLedger? Ledger { get; }
 
     /// <summary>Null when the profile has no day scenario.</summary>
-    public static DayRun? Open(LoadProfile profile, RunSettings settings)
+    public static DayRun? Open(LoadProfile profile, string? cursorKey, Shard shard, string? ledgerFolder)
     {
         if (!profile.Scenarios.Any(s => s.Read == ReadKind.Day))
         {
             return null;
         }
 
-        if (settings.CursorKey is not { Length: >= 32 } key)
+        if (cursorKey is not { Length: >= 32 } key)
         {
             throw new ProfileException("A day scenario's devices hold sync tokens signed with the service's Paging:CursorKey (at least 32 bytes): --cursor-key or KOBO_SIM_CURSOR_KEY.");
         }
 
-        var shard = string.Create(CultureInfo.InvariantCulture, $"{settings.Shard.Index + 1}of{settings.Shard.Count}");
-        var ledger = settings.LedgerFolder is { } folder ? new DayLedger(folder, shard) : null;
-        return new DayRun(new DayTokens(key), ledger, settings.LedgerFolder, shard);
+        var part = string.Create(CultureInfo.InvariantCulture, $"{shard.Index + 1}of{shard.Count}");
+        var ledger = ledgerFolder is { } folder ? new DayLedger(folder, part) : null;
+        return new DayRun(new DayTokens(key), ledger, ledgerFolder, part);
     }
 
     /// <summary>

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Engine;

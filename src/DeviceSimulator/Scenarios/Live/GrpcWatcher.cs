@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 using System.Diagnostics;
 using Grpc.Core;
 using Kobo.Sync.DeviceSimulator.Devices;

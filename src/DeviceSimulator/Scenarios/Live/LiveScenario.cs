@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Diagnostics;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Determinism;

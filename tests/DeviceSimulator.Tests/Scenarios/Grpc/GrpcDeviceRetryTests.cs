@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Devices;
 using Grpc.Core;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;

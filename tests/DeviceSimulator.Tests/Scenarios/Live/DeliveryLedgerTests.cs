@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Scenarios.Live;

@@ -1,12 +1,13 @@
+using Kobo.Sync.DeviceSimulator.Engine;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Reports;
 
-namespace Kobo.Sync.DeviceSimulator.Engine;
+namespace Kobo.Sync.DeviceSimulator.Results;
 
 /// <summary>
 /// One second of the run as the generator saw itself: the syncs it dispatched in that second (wall
 /// time, so a generator that falls behind stretches its dispatches over more seconds), how many of
-/// them were later than <see cref="GeneratorMonitor.LagLimit"/>, the latest, and its process CPU as a
+/// them were later than <see cref="GeneratorVerdict.LagLimit"/>, the latest, and its process CPU as a
 /// share of all cores (null when no CPU sample fell in that second).
 /// </summary>
 public sealed record GeneratorSecond(int Second, long Dispatches, long Late, double LagMaxMs, double? Cpu)
@@ -18,15 +19,21 @@ public sealed record GeneratorSecond(int Second, long Dispatches, long Late, dou
 /// <summary>
 /// Whether the generator fell behind, from the seconds after its warm-up (<see cref="WarmUpSeconds"/>:
 /// the JIT's first calls, the first connections). It is saturated when its dispatch lag was sustained,
-/// behind (more than half of a second's dispatches late by over <see cref="GeneratorMonitor.LagLimit"/>)
+/// behind (more than half of a second's dispatches late by over <see cref="GeneratorVerdict.LagLimit"/>)
 /// in at least <see cref="MinBehindSeconds"/> seconds and more than <see cref="BehindShareLimit"/> of
 /// the judged ones, over at least <see cref="MinJudgedDispatches"/> dispatches; or when its process
-/// took over <see cref="GeneratorMonitor.CpuLimit"/> of all cores in at least <see cref="MinCpuSecondsOver"/>
+/// took over <see cref="GeneratorVerdict.CpuLimit"/> of all cores in at least <see cref="MinCpuSecondsOver"/>
 /// seconds and more than <see cref="CpuSecondsShareLimit"/> of them. No percentile decides: a few dozen
 /// late first calls, a second's stall of a busy box, or one busy second are not a generator falling behind.
 /// </summary>
 public sealed record GeneratorVerdict(long JudgedDispatches, long LateDispatches, int JudgedSeconds, int BehindSeconds, int CpuSeconds, int CpuSecondsOver)
 {
+    /// <summary>A dispatch later than this is late.</summary>
+    public static readonly TimeSpan LagLimit = TimeSpan.FromMilliseconds(20);
+
+    /// <summary>Process CPU above this share of all cores, in a second, is a second the generator competed for CPU.</summary>
+    public const double CpuLimit = 0.85;
+
     /// <summary>The first seconds of the run, left out of the verdict.</summary>
     public const int WarmUpSeconds = 1;
 
@@ -61,7 +68,7 @@ public sealed record GeneratorVerdict(long JudgedDispatches, long LateDispatches
             if (second.Cpu is { } share)
             {
                 cpu++;
-                cpuOver += share > GeneratorMonitor.CpuLimit ? 1 : 0;
+                cpuOver += share > CpuLimit ? 1 : 0;
             }
         }
 
@@ -91,10 +98,10 @@ public sealed record GeneratorVerdict(long JudgedDispatches, long LateDispatches
 
     private string LagFigures() => string.Create(
         CultureInfo.InvariantCulture,
-        $"behind in {BehindSeconds} of {JudgedSeconds} seconds (most of the second's dispatches late by over {GeneratorMonitor.LagLimit.TotalMilliseconds:F0} ms; {LateDispatches:N0} of {JudgedDispatches:N0} dispatches late)");
+        $"behind in {BehindSeconds} of {JudgedSeconds} seconds (most of the second's dispatches late by over {LagLimit.TotalMilliseconds:F0} ms; {LateDispatches:N0} of {JudgedDispatches:N0} dispatches late)");
 
     private string CpuFigures() => string.Create(
-        CultureInfo.InvariantCulture, $"CPU over {GeneratorMonitor.CpuLimit * 100:F0}% of the cores in {CpuSecondsOver} of {CpuSeconds} seconds");
+        CultureInfo.InvariantCulture, $"CPU over {CpuLimit * 100:F0}% of the cores in {CpuSecondsOver} of {CpuSeconds} seconds");
 }
 
 /// <summary>The generator's own load during a run: CPU as a share of all cores, and its dispatch lag.</summary>

@@ -1,3 +1,4 @@
+using Kobo.Sync.DeviceSimulator.Scenarios;
 using System.Net;
 using Grpc.Net.Client;
 using Kobo.Sync.DeviceSimulator.Devices;
@@ -17,7 +18,7 @@ using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;
 using Npgsql;
 
-namespace Kobo.Sync.DeviceSimulator.Scenarios;
+namespace Kobo.Sync.DeviceSimulator.Engine;
 
 /// <summary>
 /// Where a run's scenarios send their reads. Live scenarios' waiting devices wait at

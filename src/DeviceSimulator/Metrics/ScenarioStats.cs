@@ -1,6 +1,6 @@
 using Kobo.Sync.DeviceSimulator.Metrics;
 
-namespace Kobo.Sync.DeviceSimulator.Engine;
+namespace Kobo.Sync.DeviceSimulator.Metrics;
 
 /// <summary>How one sync ended, after the device's retries.</summary>
 public enum SyncOutcome

@@ -1,4 +1,4 @@
-namespace Kobo.Sync.DeviceSimulator.Profiles;
+namespace Kobo.Sync.DeviceSimulator.Devices;
 
 /// <summary>A device's patience, as a real e-reader's: a timeout per attempt, backoff with jitter, a bounded number of retries.</summary>
 public sealed record DeviceBehaviour

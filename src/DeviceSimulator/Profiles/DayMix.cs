@@ -1,6 +1,6 @@
 using Kobo.Sync.DeviceSimulator.Devices;
 
-namespace Kobo.Sync.DeviceSimulator.Scenarios.Day;
+namespace Kobo.Sync.DeviceSimulator.Profiles;
 
 /// <summary>What one scheduled sync of a fleet's day is.</summary>
 public enum DaySyncKind

@@ -1,4 +1,4 @@
-namespace Kobo.Sync.DeviceSimulator.Engine;
+namespace Kobo.Sync.DeviceSimulator.Metrics;
 
 /// <summary>
 /// What a live pull scenario's waiting devices did between the start of the pushes and the end of the

@@ -1,8 +1,9 @@
+using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Text.Json.Serialization;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 
-namespace Kobo.Sync.DeviceSimulator.Reports;
+namespace Kobo.Sync.DeviceSimulator.Results;
 
 /// <summary>
 /// The machine-readable result of a run (<c>result.json</c>): what ran, the per-scenario statistics
