@@ -98,7 +98,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
         {
             if (!reader.IsDBNull(0))
             {
-                collections.Add(ReadView(reader, 0));
+                collections.Add(CollectionRows.Read(reader, 0));
             }
         }
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false));
@@ -116,7 +116,7 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
             return CollectionLookup.UnknownUser;
         }
 
-        return new CollectionLookup(true, reader.IsDBNull(0) ? null : ReadView(reader, 0));
+        return new CollectionLookup(true, reader.IsDBNull(0) ? null : CollectionRows.Read(reader, 0));
     }
 
     public async Task<Guid?> FindLiveByNameAsync(UserNo user, string name, CancellationToken cancellationToken)
@@ -126,25 +126,6 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = name });
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as Guid?;
     }
-
-    /// <summary>
-    /// The collection stream of a pull (<see cref="CollectionQueries.Changes"/>) after <paramref name="after"/>'s
-    /// collection position: for the device pull and Kobo library sync alike.
-    /// </summary>
-    public static NpgsqlBatchCommand ChangesCommand(UserNo user, SyncPosition after, int limit, long maxBytes) =>
-        ChangeFeedBatch.Page(CollectionQueries.Changes, user, after.CollectionSeq, after.CollectionId, limit, maxBytes);
-
-    /// <summary>A collection read from the view's columns starting at <paramref name="first"/>.</summary>
-    public static Collection ReadView(NpgsqlDataReader reader, int first) => new(
-        reader.GetGuid(first),
-        reader.GetString(first + 1),
-        reader.GetBoolean(first + 2),
-        [.. reader.GetFieldValue<long[]>(first + 5).Select(b => new BookNo(b))],
-        reader.GetFieldValue<DateTimeOffset>(first + 3),
-        reader.GetFieldValue<DateTimeOffset>(first + 4))
-    {
-        CreatedSeq = reader.GetInt64(first + 6),
-    };
 
     private static async Task<CollectionSnapshot> LoadAsync(
         NpgsqlConnection connection, NpgsqlTransaction transaction, UserNo user, IReadOnlyCollection<Guid> ids,

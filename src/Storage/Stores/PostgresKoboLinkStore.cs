@@ -48,25 +48,6 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         return key;
     }
 
-    /// <summary>The secret hashes of the links revoked at or after <paramref name="since"/>, with the newest revocation time among them.</summary>
-    public static async Task<(List<byte[]> Hashes, DateTimeOffset? Newest)> RevokedSinceAsync(
-        NpgsqlDataSource dataSource, DateTimeOffset since, CancellationToken cancellationToken)
-    {
-        await using var command = dataSource.CreateCommand(KoboLinkQueries.RevokedSince);
-        command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = since.ToUniversalTime() });
-        await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        var hashes = new List<byte[]>();
-        DateTimeOffset? newest = null;
-        while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-        {
-            hashes.Add(reader.GetFieldValue<byte[]>(0));
-            var revokedAt = reader.GetFieldValue<DateTimeOffset>(1);
-            newest = newest is { } known && known > revokedAt ? known : revokedAt;
-        }
-
-        return (hashes, newest);
-    }
-
     private static async Task<KoboLinkCreation> CreateCoreAsync(
         NpgsqlDataSource dataSource, UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds,
         DateTimeOffset? revokedFrom, CancellationToken cancellationToken)

@@ -235,7 +235,7 @@ public sealed class PostgresKoreaderStore(NpgsqlDataSource dataSource, ICommitSi
             return (BookAccess.NotOwned, null, null);
         }
 
-        var state = PostgresReadingStateStore.ReadState(reader, 1, book);
+        var state = ReadingStateRows.Read(reader, 1, book);
         const int First = 8;
         var mark = reader.IsDBNull(First) || reader.IsDBNull(First + 5) ? null : new KoreaderMark(
             reader.GetString(First), reader.GetDouble(First + 1), reader.GetString(First + 2),

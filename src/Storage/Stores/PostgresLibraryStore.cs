@@ -48,7 +48,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
         // Cut as the native pull cuts them: a tag measures more than a native collection change
         // (LibrarySync.TagOverheadBytes >= PageBudget.ItemOverheadBytes, TagItemBytes >= BytesPerBook),
         // so the page never needs a collection left out, and large ones past the budget are never read.
-        batch.BatchCommands.Add(PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes));
+        batch.BatchCommands.Add(CollectionRows.Changes(user, after, limit, maxBytes));
         batch.BatchCommands.Add(ChangeFeedBatch.OfUser(CollectionQueries.PurgeHorizon, user));
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         var seq = await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
@@ -59,14 +59,14 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
 
         var books = await ChangeFeedBatch.ReadPageAsync(reader, r => Read(r, 1), cancellationToken).ConfigureAwait(false);
         var states = await ChangeFeedBatch.ReadPageAsync(reader, ReadState, cancellationToken).ConfigureAwait(false);
-        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
+        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => CollectionRows.Read(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
         return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = purgedCollectionSeq };
 
         static LibraryReadingState ReadState(NpgsqlDataReader reader)
         {
             var book = new BookNo(reader.GetInt64(1));
-            var state = PostgresReadingStateStore.ReadState(reader, 3, book) ?? ReadingState.Empty(book);
+            var state = ReadingStateRows.Read(reader, 3, book) ?? ReadingState.Empty(book);
 
             // A state outlives nothing it belongs to in practice; should its book row be gone, the state
             // is dated from its own first write rather than not sent.
@@ -95,7 +95,7 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
             reader.GetBoolean(first + 4),
             reader.GetFieldValue<DateTimeOffset>(first + 5),
             reader.GetFieldValue<DateTimeOffset>(first + 6),
-            PostgresReadingStateStore.ReadState(reader, first + 7, book))
+            ReadingStateRows.Read(reader, first + 7, book))
         {
             // After the reading state's seven columns.
             File = reader.IsDBNull(first + 14) ? null : new BookFile(reader.GetString(first + 14), reader.GetInt64(first + 15)),

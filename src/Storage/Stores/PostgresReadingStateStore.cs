@@ -83,20 +83,6 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
         return lookup;
     }
 
-    /// <summary>A state read from <see cref="ReadingStateQueries.StateColumns"/> starting at <paramref name="first"/>; null when no group is stored.</summary>
-    public static ReadingState? ReadState(NpgsqlDataReader reader, int first, BookNo book)
-    {
-        var position = reader.IsDBNull(first) ? null : new ReadingPosition(
-            reader.GetDouble(first),
-            reader.IsDBNull(first + 1) ? null : reader.GetString(first + 1),
-            reader.GetFieldValue<DateTimeOffset>(first + 2));
-        var status = reader.IsDBNull(first + 3) ? null : new ReadingStatusMark(
-            reader.GetString(first + 3), reader.GetFieldValue<DateTimeOffset>(first + 4));
-        var statistics = reader.IsDBNull(first + 5) ? null : new ReadingStatistics(
-            reader.GetInt32(first + 5), reader.GetFieldValue<DateTimeOffset>(first + 6));
-        return position is null && status is null && statistics is null ? null : new ReadingState(book, position, status, statistics);
-    }
-
     private static async Task<ReadingStateLookup> LoadAsync(
         NpgsqlConnection connection, NpgsqlTransaction? transaction, UserNo user, BookNo book, CancellationToken cancellationToken)
     {
@@ -121,7 +107,7 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
             return ReadingStateLookup.UnknownUser;
         }
 
-        return reader.GetBoolean(0) ? new ReadingStateLookup(BookAccess.Owned, ReadState(reader, 1, book)) : ReadingStateLookup.NotOwned;
+        return reader.GetBoolean(0) ? new ReadingStateLookup(BookAccess.Owned, ReadingStateRows.Read(reader, 1, book)) : ReadingStateLookup.NotOwned;
     }
 
     private static NpgsqlParameter Nullable(NpgsqlDbType type, object? value) =>

@@ -128,7 +128,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
                 ChangeFeedBatch.Page(HighlightSyncQueries.HighlightChanges, user, after.HighlightSeq, after.HighlightId, limit, maxBytes),
                 ChangeFeedBatch.Page(OwnershipQueries.EntitlementChanges, user, after.EntitlementSeq, after.EntitlementBook, limit),
                 ChangeFeedBatch.Page(ReadingStateQueries.Changes, user, after.ReadingSeq, after.ReadingBook, limit),
-                PostgresCollectionStore.ChangesCommand(user, after, limit, maxBytes),
+                CollectionRows.Changes(user, after, limit, maxBytes),
                 ChangeFeedBatch.OfUser(HighlightSyncQueries.PurgeHorizon, user),
                 ChangeFeedBatch.OfUser(CollectionQueries.PurgeHorizon, user),
             },
@@ -146,7 +146,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             r => new EntitlementState(r.GetInt64(1), r.GetString(2), NullableString(r, 3), r.GetBoolean(4), r.GetFieldValue<DateTimeOffset>(5)),
             cancellationToken).ConfigureAwait(false);
         var readingStates = await ChangeFeedBatch.ReadPageAsync(reader, ReadReadingState, cancellationToken).ConfigureAwait(false);
-        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => PostgresCollectionStore.ReadView(r, 1), cancellationToken).ConfigureAwait(false);
+        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => CollectionRows.Read(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedHighlightSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
         return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
         {
@@ -158,7 +158,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
         static ReadingState ReadReadingState(NpgsqlDataReader reader)
         {
             var book = new BookNo(reader.GetInt64(1));
-            return PostgresReadingStateStore.ReadState(reader, 2, book) ?? ReadingState.Empty(book);
+            return ReadingStateRows.Read(reader, 2, book) ?? ReadingState.Empty(book);
         }
     }
 

@@ -75,6 +75,7 @@ public static class StorageExtensions
         services.TryAddSingleton(DeviceRevocationList.FromSettings);
         // The Kobo links it drops when their revocations arrive, likewise.
         services.TryAddSingleton<KoboLinkCache>();
+        services.AddSingleton<PostgresRevocationReads>();
         services.AddHostedService<DeviceRevocationRefresher>();
         services.AddSingleton<RevocationPurge>();
         services.AddHostedService<RevocationPurgeService>();

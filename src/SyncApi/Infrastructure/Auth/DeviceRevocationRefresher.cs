@@ -1,10 +1,8 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
-using Kobo.Sync.Storage.Sql;
 using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;
-using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 
@@ -23,7 +21,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Auth;
 /// </para>
 /// </summary>
 internal sealed class DeviceRevocationRefresher(
-    NpgsqlDataSource dataSource,
+    PostgresRevocationReads store,
     DeviceRevocationList revocations,
     KoboLinkCache links,
     StorageReadiness readiness,
@@ -87,20 +85,9 @@ internal sealed class DeviceRevocationRefresher(
         var inForceSince = clock.GetUtcNow() - tokenOptions.Value.RevocationLifetime;
         revocations.ForgetBefore(inForceSince);
         _since = _since > inForceSince ? _since : inForceSince;
-        var newest = _since;
-        // The reader, and its pooled connection, are given back before the links are read: holding one
+        // The devices' read gives its pooled connection back before the links are read: holding one
         // connection while waiting for a second would stall every poll on a small or exhausted pool.
-        await using (var command = dataSource.CreateCommand(DeviceQueries.RevokedDevices))
-        {
-            command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = _since.ToUniversalTime() });
-            await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-            while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
-            {
-                var revokedAt = reader.GetFieldValue<DateTimeOffset>(2);
-                revocations.Revoke(new UserNo(reader.GetInt64(0)), reader.GetString(1), revokedAt);
-                newest = revokedAt > newest ? revokedAt : newest;
-            }
-        }
+        var newest = await store.RevokedDevicesSinceAsync(_since, revocations.Revoke, cancellationToken).ConfigureAwait(false);
 
         _since = newest - Overlap > _since ? newest - Overlap : _since;
         await RefreshLinksAsync(cancellationToken).ConfigureAwait(false);
@@ -111,7 +98,7 @@ internal sealed class DeviceRevocationRefresher(
         var now = clock.GetUtcNow();
         var relevantSince = now - KoboLinkCache.Lifetime - Overlap;
         _linksSince = _linksSince > relevantSince ? _linksSince : relevantSince;
-        var (hashes, newest) = await PostgresKoboLinkStore.RevokedSinceAsync(dataSource, _linksSince, cancellationToken).ConfigureAwait(false);
+        var (hashes, newest) = await store.RevokedLinksSinceAsync(_linksSince, cancellationToken).ConfigureAwait(false);
         foreach (var hash in hashes)
         {
             links.Revoke(Convert.ToHexString(hash), now);
