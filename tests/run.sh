@@ -44,13 +44,14 @@ else
   # Two test processes side by side. The service's classes that must not share their process with another
   # class's service (trait Runs=Alone: measured alone, telemetry, rolling upgrades) run one after another,
   # which leaves a core idle: they get a process of their own, beside the one that runs the rest in parallel.
-  echo "==> dotnet test: the service's tests in parallel, then the deploy and domain tests (lines marked"
+  echo "==> dotnet test: the service's tests in parallel, then the deploy, domain and architecture tests (lines marked"
   echo "    [parallel]), beside the service's tests that run alone, then the simulator's"
   (
     code=0
     tests parallel tests/SyncApi.Tests --filter "Runs!=Alone" || code=1
     tests deploy tests/Deploy.Tests || code=1
     tests domain tests/Domain.Tests || code=1
+    tests architecture tests/Architecture.Tests || code=1
     echo "$code" >"$results/parallel.code"
   ) 2>&1 | sed -u 's/^/[parallel] /' &
   parallel=$!

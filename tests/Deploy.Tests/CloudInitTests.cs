@@ -143,7 +143,7 @@ public sealed partial class CloudInitTests : IDisposable
     {
         var root = Path.Combine(_scratch, $"profiles-{profile}", "deploy", "terraform");
         Directory.CreateDirectory(root);
-        File.CreateSymbolicLink(Path.Combine(_scratch, $"profiles-{profile}", "src"), Repository.PathOf("src"));
+        File.CreateSymbolicLink(Path.Combine(_scratch, $"profiles-{profile}", "deploy", "postgres"), Repository.PathOf("deploy/postgres"));
         File.Copy(Repository.PathOf("deploy/terraform/profiles.tf"), Path.Combine(root, "profiles.tf"));
         File.WriteAllText(Path.Combine(root, "render.tf"), $$"""
             variable "profile" {

@@ -23,7 +23,7 @@ var app = builder.Build();
 app.MapGet("/v1/users/{userNo:long}", async Task<IResult> (long userNo, CancellationToken cancellationToken) =>
 {
     await using var connection = await dataSource.OpenConnectionAsync(cancellationToken);
-    await using var command = new NpgsqlCommand(Queries.FindUser, connection) { Parameters = { new NpgsqlParameter<long> { TypedValue = userNo } } };
+    await using var command = new NpgsqlCommand(DeviceReadQueries.FindUser, connection) { Parameters = { new NpgsqlParameter<long> { TypedValue = userNo } } };
     await using var reader = await command.ExecuteReaderAsync(cancellationToken);
     return await reader.ReadAsync(cancellationToken)
         ? TypedResults.Ok(new BareUser(userNo, reader.GetString(0), reader.IsDBNull(1) ? null : reader.GetString(1), reader.GetFieldValue<DateTimeOffset>(2)))
@@ -33,7 +33,7 @@ app.MapGet("/v1/users/{userNo:long}/highlights", async Task<IResult> (long userN
 {
     const int PageSize = 10;
     await using var connection = await dataSource.OpenConnectionAsync(cancellationToken);
-    await using var command = new NpgsqlCommand(Queries.ListHighlights, connection)
+    await using var command = new NpgsqlCommand(DeviceReadQueries.ListHighlights, connection)
     {
         Parameters =
         {

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Npgsql;
 
 namespace Kobo.Sync.DeviceSimulator.Seeding;

@@ -9,7 +9,7 @@ namespace Kobo.Sync.Storage.Stores;
 
 /// <summary>
 /// The device reads on PostgreSQL: a user by primary key, and highlights by a primary key range
-/// (see <see cref="Queries"/>). One statement each, prepared automatically by the data source after
+/// (see <see cref="DeviceReadQueries"/>). One statement each, prepared automatically by the data source after
 /// its second use; concurrent reads share round trips through the <see cref="ReadCoalescer"/>.
 /// <see cref="ResilientDeviceReadStore"/> runs each in its storage pipeline. These reads
 /// tolerate replica lag (a device re-reads on its next sync; pages are keyed, not offset), so the
@@ -31,7 +31,7 @@ public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer) : IDeviceRe
     {
         public override string Operation => DatabaseOperations.FindUser;
 
-        public override NpgsqlBatchCommand CreateCommand() => new(Queries.FindUser)
+        public override NpgsqlBatchCommand CreateCommand() => new(DeviceReadQueries.FindUser)
         {
             Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
         };
@@ -56,7 +56,7 @@ public sealed class PostgresDeviceReadStore(ReadCoalescer coalescer) : IDeviceRe
     {
         public override string Operation => DatabaseOperations.ListHighlights;
 
-        public override NpgsqlBatchCommand CreateCommand() => new(Queries.ListHighlights)
+        public override NpgsqlBatchCommand CreateCommand() => new(DeviceReadQueries.ListHighlights)
         {
             Parameters =
             {

@@ -7,7 +7,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
 using Kobo.Sync.Storage.Coalescing;
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.Storage.Purges;
 using Kobo.Sync.Storage.Standbys;
 using Kobo.Sync.Storage.Stores;

@@ -1,5 +1,5 @@
 using Kobo.Sync.DeviceSimulator.Seeding;
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 

@@ -4,7 +4,7 @@ using System.Text;
 using System.Text.Json;
 using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.Storage.Devices;
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.AspNetCore.Http;

@@ -215,7 +215,7 @@ public sealed class PageBytesFuzzTests(PageBytesFuzzTests.Database db, ITestOutp
         public override async Task InitializeAsync()
         {
             await base.InitializeAsync();
-            await new Kobo.Sync.Storage.Migrations.SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
+            await new Kobo.Sync.Storage.Schema.SchemaMigrator(DataSource).MigrateAsync(TestTimeout.Token);
             await using (var command = DataSource.CreateCommand(
                 "INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n"))
             {

@@ -71,7 +71,7 @@ public sealed class HeldAnswersTests(PostgresDatabase db) : IClassFixture<Postgr
     /// <summary>The schema, users 1 to 4 and books 1 to 20 (once per class); a heavy user of 800 large highlights and a light one of 20.</summary>
     private async Task SeedAsync(long heavy, long light)
     {
-        await new Kobo.Sync.Storage.Migrations.SchemaMigrator(db.DataSource).MigrateAsync(TestTimeout.Token);
+        await new Kobo.Sync.Storage.Schema.SchemaMigrator(db.DataSource).MigrateAsync(TestTimeout.Token);
         await using (var users = db.DataSource.CreateCommand(
             "INSERT INTO users (user_no, name, created_at) SELECT n, 'reader ' || n, now() FROM generate_series(1, 4) n ON CONFLICT DO NOTHING; " +
             "INSERT INTO books (book_no, title, author) SELECT n, 'Book ' || n, 'Author ' || n FROM generate_series(1, 20) n ON CONFLICT DO NOTHING"))

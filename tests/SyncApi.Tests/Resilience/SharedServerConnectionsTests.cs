@@ -1,5 +1,5 @@
 using System.Net;
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Live.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

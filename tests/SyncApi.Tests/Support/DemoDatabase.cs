@@ -1,5 +1,5 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.DevServer.DemoData;
 
 namespace Kobo.Sync.SyncApi.Tests.Support;

@@ -1,4 +1,4 @@
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Support;

@@ -8,7 +8,7 @@ using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;
 #if DEVELOPMENT_SERVER

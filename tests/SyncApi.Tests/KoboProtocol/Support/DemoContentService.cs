@@ -1,4 +1,4 @@
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.DevServer.DemoData;
 using Kobo.Sync.SyncApi.Tests.Support;
 

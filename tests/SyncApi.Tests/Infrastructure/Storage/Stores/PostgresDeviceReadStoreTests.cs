@@ -101,7 +101,7 @@ public sealed class PostgresDeviceReadStoreTests(DemoDatabase db) : IClassFixtur
     {
         var user = db.HeavyUser;
         var range = HighlightRange.ForUser(user);
-        await using var command = db.DataSource.CreateCommand("EXPLAIN (FORMAT TEXT) " + Queries.ListHighlights);
+        await using var command = db.DataSource.CreateCommand("EXPLAIN (FORMAT TEXT) " + DeviceReadQueries.ListHighlights);
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = range.After });
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = range.Before });

@@ -1,8 +1,8 @@
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 
-namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Migrations;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Schema;
 
 public sealed class SchemaMigratorTests
 {

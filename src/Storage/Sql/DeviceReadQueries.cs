@@ -1,7 +1,7 @@
 namespace Kobo.Sync.Storage.Sql;
 
 /// <summary>The statements of the hot device reads, kept together so they are reviewed together.</summary>
-public static class Queries
+public static class DeviceReadQueries
 {
     /// <summary>$1 user_no. Columns: name, country, created_at.</summary>
     public const string FindUser = "SELECT name, country, created_at FROM users WHERE user_no = $1";

@@ -2,7 +2,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;
 
-namespace Kobo.Sync.Storage.Migrations;
+namespace Kobo.Sync.Storage.Schema;
 
 /// <summary>
 /// Brings the schema up to date at start: every migration not yet recorded in

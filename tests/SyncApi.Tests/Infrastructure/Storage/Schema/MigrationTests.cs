@@ -1,6 +1,6 @@
-using Kobo.Sync.Storage.Migrations;
+using Kobo.Sync.Storage.Schema;
 
-namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Migrations;
+namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Storage.Schema;
 
 /// <summary>The migrations the service carries: every file of the folder, in an order with no hole a lost file would leave.</summary>
 [Trait("Category", "Fast")]
@@ -9,7 +9,7 @@ public sealed class MigrationTests
     [Fact]
     public void EveryMigrationFileIsEmbedded()
     {
-        var folder = Path.Combine(RepositoryRoot(), "src", "SyncApi", "Infrastructure", "Storage", "Sql", "Migrations");
+        var folder = Path.Combine(RepositoryRoot(), "src", "Storage", "Sql", "Migrations");
         var files = Directory.GetFiles(folder, "*.sql").Select(Path.GetFileNameWithoutExtension).Order(StringComparer.Ordinal);
 
         Assert.NotEmpty(files);

@@ -3,7 +3,7 @@ using System.Reflection;
 using System.Security.Cryptography;
 using System.Text;
 
-namespace Kobo.Sync.Storage.Migrations;
+namespace Kobo.Sync.Storage.Schema;
 
 /// <summary>One numbered SQL file under <c>Storage/Sql/Migrations</c> (<c>0001_initial.sql</c>), embedded in the assembly.</summary>
 public sealed record Migration(int Version, string Name, string Sql, string Checksum)
