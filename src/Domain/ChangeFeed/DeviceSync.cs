@@ -13,7 +13,8 @@ namespace Kobo.Sync.Domain.ChangeFeed;
 /// at its size, or earlier when the next change would take it past the <see cref="PageBudget"/>.
 /// </summary>
 public sealed class DeviceSync(
-    ISyncStore store, IDeviceStore devices, SyncTokens tokens, SyncSettings settings, TimeProvider clock, PageBudget budget, IDevicePositions positions)
+    ISyncStore store, IDeviceStore devices, SyncTokens tokens, SyncSettings settings,
+    TimeProvider clock, PageBudget budget, IDevicePositions positions)
 {
     public const int MaxBatchSize = 500;
     public const int DefaultPageSize = 100;
@@ -157,7 +158,8 @@ public sealed class DeviceSync(
         {
             // A full sync, most often a device's first: written at once, so the device is known (listed,
             // revocable, counted against the user's devices) when its first answer arrives.
-            await devices.RecordPullsAsync([new DevicePull(user, caller.DeviceId, 0, clock.GetUtcNow())], Bounds(), cancellationToken).ConfigureAwait(false);
+            await devices.RecordPullsAsync(
+                [new DevicePull(user, caller.DeviceId, 0, clock.GetUtcNow())], Bounds(), cancellationToken).ConfigureAwait(false);
         }
 
         if (!position.IsStart && (position.HighlightSeq < rows.PurgedHighlightSeq || position.CollectionSeq < rows.PurgedCollectionSeq))
@@ -169,7 +171,8 @@ public sealed class DeviceSync(
         // before the highlights in it), then reading states, then collections (SequenceMerge).
         // The store cut the highlights short of the budget too (see ISyncStore.ReadChangesAsync), never
         // below what this page can take: the highlights it left out lie past one this page cannot fit.
-        var changes = new List<SyncChange>(Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count + rows.Collections.Count));
+        var changes = new List<SyncChange>(
+            Math.Min(size, rows.Highlights.Count + rows.Entitlements.Count + rows.ReadingStates.Count + rows.Collections.Count));
         var fill = budget.Start();
         bool TryAdd(SyncChange change) => fill.TryAdd(changes, change, change.PageBytes());
 
@@ -177,13 +180,15 @@ public sealed class DeviceSync(
             position,
             size,
             new ChangeStream<EntitlementState>(
-                rows.Entitlements, e => TryAdd(SyncChange.Of(e)), (p, seq, e) => p with { EntitlementSeq = seq, EntitlementBook = e.BookNo }),
+                rows.Entitlements, e => TryAdd(SyncChange.Of(e)),
+                (p, seq, e) => p with { EntitlementSeq = seq, EntitlementBook = e.BookNo }),
             new ChangeStream<ReadingStates.ReadingState>(
                 rows.ReadingStates, r => TryAdd(SyncChange.Of(r)), (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.Book.Value }),
             new ChangeStream<Collections.Collection>(
                 rows.Collections, c => TryAdd(SyncChange.Of(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }),
             new ChangeStream<HighlightState>(
-                rows.Highlights, h => TryAdd(SyncChange.Of(h)), (p, seq, h) => p with { HighlightSeq = seq, HighlightId = h.Id.ToString() }));
+                rows.Highlights, h => TryAdd(SyncChange.Of(h)),
+                (p, seq, h) => p with { HighlightSeq = seq, HighlightId = h.Id.ToString() }));
         if (!position.IsStart)
         {
             positions.Record(user, caller.DeviceId, position.Seq);
@@ -193,7 +198,8 @@ public sealed class DeviceSync(
     }
 
     /// <summary>A page of the pull that ends at <paramref name="next"/>, with its token.</summary>
-    private SyncChangePage Page(UserNo user, SyncPosition next, IReadOnlyList<SyncChange> changes, bool hasMore, long committedSeq, int pagesBefore = 0)
+    private SyncChangePage Page(
+        UserNo user, SyncPosition next, IReadOnlyList<SyncChange> changes, bool hasMore, long committedSeq, int pagesBefore = 0)
     {
         if (!hasMore)
         {
@@ -234,8 +240,10 @@ public sealed class DeviceSync(
     /// </summary>
     private void EnsureWithinQuota(HighlightHoldings holdings, HighlightHoldings change)
     {
-        var after = new HighlightHoldings(holdings.Count + change.Count, holdings.Bytes + change.Bytes, holdings.Tombstones + change.Tombstones);
-        if ((change.Count > 0 && after.Count > settings.MaxHighlightsPerUser) || (change.Bytes > 0 && after.Bytes > settings.MaxHighlightBytesPerUser))
+        var after = new HighlightHoldings(
+            holdings.Count + change.Count, holdings.Bytes + change.Bytes, holdings.Tombstones + change.Tombstones);
+        if ((change.Count > 0 && after.Count > settings.MaxHighlightsPerUser)
+            || (change.Bytes > 0 && after.Bytes > settings.MaxHighlightBytesPerUser))
         {
             throw new HighlightQuotaExceededException(after, settings.MaxHighlightsPerUser, settings.MaxHighlightBytesPerUser);
         }

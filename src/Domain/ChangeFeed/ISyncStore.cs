@@ -24,10 +24,10 @@ public interface ISyncStore
 
     /// <summary>
     /// Up to <paramref name="limit"/> highlight changes, up to <paramref name="limit"/> entitlement
-    /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after <paramref name="after"/>, each kind in its position order, with the user's change
-    /// sequence read first and the purge horizon read last; null when the user does not exist. One round trip,
-    /// where the sequence is at least <paramref name="after"/>'s <see cref="SyncPosition.WrittenSeq"/>.
-    /// The highlights may stop early, by <see cref="SyncChange.PageBytes"/>: at least the
+    /// changes, up to <paramref name="limit"/> reading state changes and up to <paramref name="limit"/> collection changes after
+    /// <paramref name="after"/>, each kind in its position order, with the user's change sequence read first and the purge horizon read
+    /// last; null when the user does not exist. One round trip, where the sequence is at least <paramref name="after"/>'s
+    /// <see cref="SyncPosition.WrittenSeq"/>. The highlights may stop early, by <see cref="SyncChange.PageBytes"/>: at least the
     /// first two, and then each whose predecessors measure at most <paramref name="maxBytes"/> together.
     /// So when any are left out, those returned measure more than <paramref name="maxBytes"/> and a page
     /// within the budget cannot take them all; the ones left out are never needed. The collections stop early
@@ -35,7 +35,9 @@ public interface ISyncStore
     /// </summary>
     Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken);
 
-    /// <summary>Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.</summary>
+    /// <summary>
+    /// Grants (or, with <paramref name="owned"/> false, removes) a book; a change devices pull. False when the user or book does not exist.
+    /// </summary>
     Task<bool> SetOwnershipAsync(UserNo user, BookNo book, bool owned, CancellationToken cancellationToken);
 
     /// <summary>

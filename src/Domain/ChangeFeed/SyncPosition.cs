@@ -15,7 +15,8 @@ namespace Kobo.Sync.Domain.ChangeFeed;
 /// sets it): the user's change sequence after that write, which a read must see (from a standby only
 /// once it has replayed that far). 0 when none.</para>
 public readonly record struct SyncPosition(
-    long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook, int PagesInSync = 0, long ReadingSeq = 0, long ReadingBook = 0,
+    long HighlightSeq, string HighlightId, long EntitlementSeq, long EntitlementBook,
+    int PagesInSync = 0, long ReadingSeq = 0, long ReadingBook = 0,
     long CollectionSeq = 0, Guid CollectionId = default, long WrittenSeq = 0)
 {
     /// <summary>Sorts after every collection id (PostgreSQL orders uuids byte by byte).</summary>
@@ -79,7 +80,10 @@ public readonly record struct SyncPosition(
         && Through(ReadingSeq, ReadingBook == long.MaxValue, committedSeq)
         && Through(CollectionSeq, CollectionId == LastCollectionId, committedSeq);
 
-    /// <summary>Whether every change of every stream numbered up to <paramref name="committedSeq"/> has been delivered: a pull from here finds nothing new.</summary>
+    /// <summary>
+    /// Whether every change of every stream numbered up to <paramref name="committedSeq"/> has been delivered: a pull from here finds
+    /// nothing new.
+    /// </summary>
     public bool HasAllThrough(Ids.UserNo user, long committedSeq) =>
         HasLibraryThrough(committedSeq) && Through(HighlightSeq, IsPastEveryHighlight(user), committedSeq);
 
@@ -94,7 +98,8 @@ public readonly record struct SyncPosition(
     private bool IsPastEveryHighlight(Ids.UserNo user)
     {
         var prefix = Ids.HighlightId.UserPrefix(user);
-        return HighlightId.Length == prefix.Length + 1 && HighlightId.StartsWith(prefix, StringComparison.Ordinal) && HighlightId[^1] == '~';
+        return HighlightId.Length == prefix.Length + 1 && HighlightId.StartsWith(prefix, StringComparison.Ordinal)
+            && HighlightId[^1] == '~';
     }
 
     /// <summary>The lowest of the streams' sequence positions: every change numbered up to it has been delivered.</summary>

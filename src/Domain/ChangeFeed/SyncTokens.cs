@@ -10,7 +10,8 @@ namespace Kobo.Sync.Domain.ChangeFeed;
 /// Opaque, tamper-evident sync tokens, signed like <see cref="PageCursors"/>: a token carries a
 /// <see cref="SyncPosition"/> (the highlight id relative to the user's prefix) and an HMAC-SHA256 tag
 /// over the user and the position. A token that was altered, made up or issued to another user fails
-/// the tag check. Format: <c>base64url("5|hseq|eseq|ebook|pages in sync|rseq|rbook|cseq|collection id|written seq|id suffix") "." base64url(16-byte tag)</c>,
+/// the tag check. Format: <c>base64url("5|hseq|eseq|ebook|pages in sync|rseq|rbook|cseq|collection id|written seq|id suffix") "."
+/// base64url(16-byte tag)</c>,
 /// the collection id as 32 hexadecimal digits, the written seq the device's last write (<see cref="SyncPosition.WrittenSeq"/>).
 /// A position that names no write is issued as format "4" (the same without the written seq), which builds
 /// before format "5" read as well.
@@ -42,10 +43,13 @@ public sealed class SyncTokens(byte[] key)
             : throw new ArgumentException("The position's highlight belongs to another user.", nameof(position));
         // A position that names no write is issued as format 4, which the builds before format 5 read too: during
         // a rolling upgrade only a token a push answered (until the pull that reaches the end) needs the new build.
-        var (format, written) = position.WrittenSeq == 0 ? (FormatBeforeWrites, string.Empty) : (FormatVersion, "|" + Number(position.WrittenSeq));
+        var (format, written) = position.WrittenSeq == 0
+            ? (FormatBeforeWrites, string.Empty)
+            : (FormatVersion, "|" + Number(position.WrittenSeq));
         var payload = Encoding.UTF8.GetBytes(string.Create(
             CultureInfo.InvariantCulture,
-            $"{format}|{position.HighlightSeq}|{position.EntitlementSeq}|{position.EntitlementBook}|{position.PagesInSync}|{position.ReadingSeq}|{position.ReadingBook}|{position.CollectionSeq}|{position.CollectionId:N}{written}|{suffix}"));
+            $"{format}|{position.HighlightSeq}|{position.EntitlementSeq}|{position.EntitlementBook}|{position.PagesInSync}|" +
+            $"{position.ReadingSeq}|{position.ReadingBook}|{position.CollectionSeq}|{position.CollectionId:N}{written}|{suffix}"));
         return _envelope.Seal(Context(user, kind), payload);
     }
 
@@ -97,7 +101,9 @@ public sealed class SyncTokens(byte[] key)
 
         var suffix = parts[^1];
         var id = suffix.Length == 0 ? string.Empty : HighlightId.UserPrefix(user) + suffix;
-        return new SyncPosition(highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync, readingSeq, readingBook, collectionSeq, collectionId, writtenSeq);
+        return new SyncPosition(
+            highlightSeq, id, entitlementSeq, entitlementBook, pagesInSync,
+            readingSeq, readingBook, collectionSeq, collectionId, writtenSeq);
     }
 
     /// <summary>
@@ -114,13 +120,17 @@ public sealed class SyncTokens(byte[] key)
     private static string Number(long value) => value.ToString(CultureInfo.InvariantCulture);
 
     private static InvalidRequestException Tampered() =>
-        new(Field, "The sync token is not valid: pass back, unchanged, a syncToken this service returned to this user, or none for a full sync.");
+        new(
+            Field,
+            "The sync token is not valid: pass back, unchanged, a syncToken this service returned to this user, or none for a full sync.");
 }
 
 /// <summary>Which stream a sync token belongs to; a token opens only in the stream that issued it.</summary>
 public enum SyncTokenKind
 {
-    /// <summary>The native change feed (REST and gRPC pulls, <c>WatchChanges</c>): highlights, ownership, reading states, collections.</summary>
+    /// <summary>
+    /// The native change feed (REST and gRPC pulls, <c>WatchChanges</c>): highlights, ownership, reading states, collections.
+    /// </summary>
     ChangeFeed,
 
     /// <summary>The Kobo library sync (<c>/v1/library/sync</c>): ownership, reading states and collections, no highlights.</summary>

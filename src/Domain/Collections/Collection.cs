@@ -10,7 +10,8 @@ namespace Kobo.Sync.Domain.Collections;
 /// any write to it. A deleted collection keeps its name, so a device can tell which one went away.
 /// </summary>
 public sealed record Collection(
-    Guid Id, string Name, bool Deleted, [property: JsonIgnore] IReadOnlyList<BookNo> Books, DateTimeOffset CreatedAt, DateTimeOffset ModifiedAt)
+    Guid Id, string Name, bool Deleted, [property: JsonIgnore] IReadOnlyList<BookNo> Books,
+    DateTimeOffset CreatedAt, DateTimeOffset ModifiedAt)
 {
     /// <summary>The books, as sync's JSON writes book numbers: strings, in ascending order.</summary>
     [JsonPropertyName("books")]

@@ -37,12 +37,14 @@ public static class CollectionRules
         if (stored is null)
         {
             return CollectionOutcome.Write(
-                new CollectionState(op.Id, name, op.At, false, op.At, DeviceTime.ToMicroseconds(now), new Dictionary<BookNo, Membership>()), ChangeStatus.Applied);
+                new CollectionState(op.Id, name, op.At, false, op.At, DeviceTime.ToMicroseconds(now), new Dictionary<BookNo, Membership>()),
+                ChangeStatus.Applied);
         }
 
         if (stored.Deleted && op.At <= stored.LivenessAt)
         {
-            return CollectionOutcome.Keep(stored, ChangeStatus.Conflict, "The collection was deleted at a later device time; it stays deleted.");
+            return CollectionOutcome.Keep(
+                stored, ChangeStatus.Conflict, "The collection was deleted at a later device time; it stays deleted.");
         }
 
         var revived = stored.Deleted;
@@ -84,7 +86,8 @@ public static class CollectionRules
 
         return op.At > stored.LivenessAt
             ? CollectionOutcome.Write(stored with { Deleted = true, LivenessAt = op.At }, ChangeStatus.Applied)
-            : CollectionOutcome.Keep(stored, ChangeStatus.Conflict, "The collection was created or renamed at a later or equal device time; it stays.");
+            : CollectionOutcome.Keep(
+                stored, ChangeStatus.Conflict, "The collection was created or renamed at a later or equal device time; it stays.");
     }
 
     private static CollectionOutcome Membership(CollectionState? stored, ValidCollectionOp op, IReadOnlySet<BookNo> owned)
@@ -92,7 +95,8 @@ public static class CollectionRules
         var add = op.Kind == CollectionOpKind.AddBooks;
         if (stored is null)
         {
-            return new CollectionOutcome(null, ChangeStatus.Rejected, "collectionId: no collection has this id; create it with an upsert first.", [], false);
+            return new CollectionOutcome(
+                null, ChangeStatus.Rejected, "collectionId: no collection has this id; create it with an upsert first.", [], false);
         }
 
         if (stored.Deleted)
@@ -158,9 +162,12 @@ public static class CollectionRules
 /// exists), the result, why (conflicts and rejections), the books whose registers changed, and whether
 /// anything must be stored (with a new change sequence number).
 /// </summary>
-public sealed record CollectionOutcome(CollectionState? State, string Status, string? Reason, IReadOnlyList<BookNo> ChangedBooks, bool Writes)
+public sealed record CollectionOutcome(
+    CollectionState? State, string Status, string? Reason, IReadOnlyList<BookNo> ChangedBooks, bool Writes)
 {
-    public static CollectionOutcome Write(CollectionState state, string status, string? reason = null) => new(state, status, reason, [], true);
+    public static CollectionOutcome Write(
+        CollectionState state, string status, string? reason = null) => new(state, status, reason, [], true);
 
-    public static CollectionOutcome Keep(CollectionState state, string status, string? reason = null) => new(state, status, reason, [], false);
+    public static CollectionOutcome Keep(
+        CollectionState state, string status, string? reason = null) => new(state, status, reason, [], false);
 }

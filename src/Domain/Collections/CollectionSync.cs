@@ -36,7 +36,8 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
         caller.EnsureOwns(user);
         if (ops is null)
         {
-            throw new InvalidRequestException(BatchTooLargeException.Field, $"changes is required: a list of 0 to {MaxBatchSize} operations.");
+            throw new InvalidRequestException(
+                BatchTooLargeException.Field, $"changes is required: a list of 0 to {MaxBatchSize} operations.");
         }
 
         if (ops.Count > MaxBatchSize)
@@ -55,7 +56,8 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
                 continue;
             }
 
-            var op = CollectionValidation.Check(pushed, settings.MaxBooksPerCollection, now, settings.MaxClockSkew, out var id, out var reason);
+            var op = CollectionValidation.Check(
+                pushed, settings.MaxBooksPerCollection, now, settings.MaxClockSkew, out var id, out var reason);
             if (op is null)
             {
                 results[i] = new ChangeResult(id, ChangeStatus.Rejected, null, reason);
@@ -148,7 +150,9 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
         {
             after = CollectionValidation.TryParseId(cursor, out var id)
                 ? id
-                : throw new InvalidRequestException(CursorField, "The cursor is not valid: pass back, unchanged, a nextCursor this service returned, or none for the first page.");
+                : throw new InvalidRequestException(
+                    CursorField,
+                    "The cursor is not valid: pass back, unchanged, a nextCursor this service returned, or none for the first page.");
         }
 
         var rows = await store.ListAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false)
@@ -179,7 +183,8 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
             throw ResourceNotFoundException.UnknownUser(user);
         }
 
-        return lookup.Collection ?? throw new ResourceNotFoundException($"User {user} has no collection {CollectionValidation.Format(id)}.");
+        return lookup.Collection
+            ?? throw new ResourceNotFoundException($"User {user} has no collection {CollectionValidation.Format(id)}.");
     }
 
     /// <summary>The user's live collection of this name, if any: a Kobo create of an existing name is that collection.</summary>
@@ -194,7 +199,8 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
     public static Guid ParseId(string? collectionId) =>
         CollectionValidation.TryParseId(collectionId, out var id)
             ? id
-            : throw new InvalidRequestException("collectionId", "collectionId must be a UUID (such as 0f8fad5b-d9cb-469f-a165-70867728950e), not the nil UUID.");
+            : throw new InvalidRequestException(
+                "collectionId", "collectionId must be a UUID (such as 0f8fad5b-d9cb-469f-a165-70867728950e), not the nil UUID.");
 
     /// <summary>
     /// A push that adds live collections past the bound, books to a collection past its bound, stored
@@ -247,4 +253,5 @@ public sealed class CollectionSync(ICollectionStore store, SyncSettings settings
 /// after it, in the order first named, as many as the page byte budget holds; and the ids of the touched
 /// collections past the budget, in the same order (empty when all fit).
 /// </summary>
-public sealed record CollectionPushResult(IReadOnlyList<ChangeResult> Results, IReadOnlyList<Collection> Collections, IReadOnlyList<string> OmittedCollectionIds);
+public sealed record CollectionPushResult(
+    IReadOnlyList<ChangeResult> Results, IReadOnlyList<Collection> Collections, IReadOnlyList<string> OmittedCollectionIds);

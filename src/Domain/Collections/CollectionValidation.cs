@@ -19,7 +19,9 @@ public static class CollectionValidation
     /// <summary>The longest name, in UTF-16 code units.</summary>
     public const int MaxNameLength = 256;
 
-    /// <summary>The valid operation, or null with <paramref name="reason"/> set. <paramref name="id"/> is the collection id whenever it is valid.</summary>
+    /// <summary>
+    /// The valid operation, or null with <paramref name="reason"/> set. <paramref name="id"/> is the collection id whenever it is valid.
+    /// </summary>
     public static ValidCollectionOp? Check(
         PushedCollectionOp op, int maxBooks, DateTimeOffset now, TimeSpan maxClockSkew, out string? id, out string? reason)
     {
@@ -101,7 +103,10 @@ public static class CollectionValidation
         return new ValidCollectionOp(kind, collectionId, name, books, at > now + maxClockSkew ? DeviceTime.ToMicroseconds(now) : at);
     }
 
-    /// <summary>Why a name cannot be a collection's, or null when it can: 1 to 256 UTF-16 code units the store can keep, not only white space (as a highlight's text).</summary>
+    /// <summary>
+    /// Why a name cannot be a collection's, or null when it can: 1 to 256 UTF-16 code units the store can keep, not only white space (as a
+    /// highlight's text).
+    /// </summary>
     public static string? NameProblem(string? name)
     {
         if (string.IsNullOrWhiteSpace(name))

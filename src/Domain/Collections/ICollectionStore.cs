@@ -26,7 +26,10 @@ public interface ICollectionStore
     /// </summary>
     Task<IReadOnlyList<Collection>?> ListAsync(UserNo user, Guid? after, int limit, CancellationToken cancellationToken);
 
-    /// <summary>The collection (deleted or not); null when the user has none with this id; <see cref="CollectionLookup.UnknownUser"/> when the user does not exist.</summary>
+    /// <summary>
+    /// The collection (deleted or not); null when the user has none with this id; <see cref="CollectionLookup.UnknownUser"/> when the user
+    /// does not exist.
+    /// </summary>
     Task<CollectionLookup> GetAsync(UserNo user, Guid id, CancellationToken cancellationToken);
 
     /// <summary>The user's live collection with this name (the first by id when several share it); null when none.</summary>

@@ -19,7 +19,9 @@ public readonly record struct DeviceBounds(int MaxDevices, DateTimeOffset InForc
     public int MaxRevoked => MaxDevices - 1;
 }
 
-/// <summary>How a revocation ended; <see cref="RevokedAt"/> is set only when <see cref="Outcome"/> is <see cref="RevocationOutcome.Revoked"/>.</summary>
+/// <summary>
+/// How a revocation ended; <see cref="RevokedAt"/> is set only when <see cref="Outcome"/> is <see cref="RevocationOutcome.Revoked"/>.
+/// </summary>
 public readonly record struct Revocation(RevocationOutcome Outcome, DateTimeOffset RevokedAt = default);
 
 public enum RevocationOutcome

@@ -18,7 +18,10 @@ public sealed record DevicePull(UserNo User, string DeviceId, long? AckedSeq, Da
 /// </summary>
 public interface IDevicePositions
 {
-    /// <summary>Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/> (null: a Kobo library sync, which keeps the stored one).</summary>
+    /// <summary>
+    /// Records that <paramref name="deviceId"/> pulled now, coming back with position <paramref name="ackedSeq"/> (null: a Kobo library
+    /// sync, which keeps the stored one).
+    /// </summary>
     void Record(UserNo user, string deviceId, long? ackedSeq);
 
     /// <summary>Stores the positions of <paramref name="user"/>'s devices held here, so a device list read next sees them.</summary>

@@ -13,7 +13,8 @@ namespace Kobo.Sync.Domain.Devices;
 /// (<see cref="IRevokedDevices"/>), and to the others through the store.
 /// </summary>
 public sealed class DeviceRegistry(
-    IDeviceStore store, DeviceCursors deviceCursors, SyncSettings settings, TimeProvider clock, IRevokedDevices revoked, IDevicePositions positions)
+    IDeviceStore store, DeviceCursors deviceCursors, SyncSettings settings,
+    TimeProvider clock, IRevokedDevices revoked, IDevicePositions positions)
 {
     /// <summary>A page of the user's devices, with the paging rules of the highlight pages (<see cref="DeviceReads"/>).</summary>
     public async Task<DeviceList> ListDevicesAsync(
@@ -28,7 +29,8 @@ public sealed class DeviceRegistry(
         await positions.FlushAsync(user, cancellationToken).ConfigureAwait(false);
 
         // One row more than the page tells whether another page follows, without a count.
-        var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false) ?? throw ResourceNotFoundException.UnknownUser(user);
+        var rows = await store.ListDevicesAsync(user, after, size + 1, cancellationToken).ConfigureAwait(false)
+            ?? throw ResourceNotFoundException.UnknownUser(user);
         if (rows.Count <= size)
         {
             return new DeviceList(rows, null);

@@ -2,7 +2,9 @@ using Kobo.Sync.Domain.Ids;
 
 namespace Kobo.Sync.Domain.Devices;
 
-/// <summary>A user's devices, as the store must provide them: their pulls, their list and their revocation. Implemented by the storage adapter.</summary>
+/// <summary>
+/// A user's devices, as the store must provide them: their pulls, their list and their revocation. Implemented by the storage adapter.
+/// </summary>
 public interface IDeviceStore
 {
     /// <summary>

@@ -84,7 +84,8 @@ public static class ChangeValidation
         var at = modifiedAt > now + maxClockSkew ? DeviceTime.ToMicroseconds(now) : modifiedAt;
         return isDelete
             ? new ValidChange(highlightId, true, baseVersion, null, null, null, null, null, at)
-            : new ValidChange(highlightId, false, baseVersion, change.Text, change.Start, change.Length, change.Color, change.Note, at, change.Location);
+            : new ValidChange(
+                highlightId, false, baseVersion, change.Text, change.Start, change.Length, change.Color, change.Note, at, change.Location);
     }
 }
 

@@ -27,7 +27,9 @@ public static class ConflictRules
         {
             return Decision.Apply(change.IsDelete
                 ? new HighlightState(change.Id, null, null, null, null, null, now, at, 1, true, FieldTimes.All(at))
-                : new HighlightState(change.Id, change.Text, change.Start, change.Length, change.Color, change.Note, at, at, 1, false, FieldTimes.All(at), change.Location));
+                : new HighlightState(
+                    change.Id, change.Text, change.Start, change.Length, change.Color,
+                    change.Note, at, at, 1, false, FieldTimes.All(at), change.Location));
         }
 
         if (stored.HasContentOf(change))
@@ -128,7 +130,8 @@ public static class ConflictRules
 
     // The range is where the passage is: start, length and the Kobo location change together.
     private static bool RangeDiffers(HighlightState stored, ValidChange change) =>
-        change.Start != stored.Start || change.Length != stored.Length || !string.Equals(change.Location, stored.Location, StringComparison.Ordinal);
+        change.Start != stored.Start || change.Length != stored.Length
+            || !string.Equals(change.Location, stored.Location, StringComparison.Ordinal);
 }
 
 /// <summary>What <see cref="ConflictRules"/> decided: the state to store (when applied) and the device's result.</summary>

@@ -16,7 +16,9 @@ public readonly record struct HighlightHoldings(long Count, long Bytes, long Tom
         : state.Deleted ? new(0, 0, 1)
         : new(1, PageBudget.Utf8(state.Text) + PageBudget.Utf8(state.Note) + PageBudget.Utf8(state.Location));
 
-    /// <summary>What storing <paramref name="writes"/> over <paramref name="stored"/> adds to the user's holdings (negative when it frees).</summary>
+    /// <summary>
+    /// What storing <paramref name="writes"/> over <paramref name="stored"/> adds to the user's holdings (negative when it frees).
+    /// </summary>
     public static HighlightHoldings Change(
         IReadOnlyDictionary<HighlightId, HighlightState> stored, IReadOnlyList<HighlightState> writes)
     {

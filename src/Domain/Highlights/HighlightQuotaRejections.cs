@@ -11,7 +11,8 @@ namespace Kobo.Sync.Domain.Highlights;
 public sealed class HighlightQuotaExceededException(HighlightHoldings after, long maxCount, long maxBytes)
     : RequestRejectedException(
         $"This push would leave the user with {after.Count} highlights holding {after.Bytes} bytes of text, notes and locations; " +
-        $"the service keeps at most {maxCount} highlights and {maxBytes} bytes per user. Nothing of it was stored: delete highlights first.")
+        $"the service keeps at most {maxCount} highlights and {maxBytes} bytes per user. Nothing of it was stored: " +
+        $"delete highlights first.")
 {
     public long MaxCount { get; } = maxCount;
 

@@ -70,9 +70,12 @@ public sealed record SyncChange(
     /// at least the measure <c>HighlightSyncQueries.HighlightChanges</c> applies in SQL.
     /// </summary>
     public int PageBytes() =>
-        PageBudget.ItemOverheadBytes + PageBudget.JsonBytes(Id) + PageBudget.JsonBytes(Text) + PageBudget.JsonBytes(Note) + PageBudget.JsonBytes(Location)
-        + PageBudget.JsonBytes(Title) + PageBudget.JsonBytes(Author) + PageBudget.JsonBytes(ReadingState?.Position?.Location)
-        + (Collection is { } collection ? PageBudget.JsonBytes(collection.Name) + (collection.Books.Count * Collections.CollectionSync.BytesPerBook) : 0);
+        PageBudget.ItemOverheadBytes + PageBudget.JsonBytes(Id) + PageBudget.JsonBytes(Text) + PageBudget.JsonBytes(Note)
+        + PageBudget.JsonBytes(Location) + PageBudget.JsonBytes(Title) + PageBudget.JsonBytes(Author)
+        + PageBudget.JsonBytes(ReadingState?.Position?.Location)
+        + (Collection is { } collection
+            ? PageBudget.JsonBytes(collection.Name) + (collection.Books.Count * Collections.CollectionSync.BytesPerBook)
+            : 0);
 }
 
 /// <summary>A page of changes after a sync token, the token to send next time, and whether more changes wait.</summary>

@@ -19,7 +19,9 @@ public interface IKoboAnnotationStore
     Task<IReadOnlyList<KoboBookState>> ReadStatesAsync(
         UserNo user, string eReader, IReadOnlyCollection<BookNo> books, CancellationToken cancellationToken);
 
-    /// <summary>The book's state for this e-reader and up to <paramref name="limit"/> of its live highlights that carry a location, in id order.</summary>
+    /// <summary>
+    /// The book's state for this e-reader and up to <paramref name="limit"/> of its live highlights that carry a location, in id order.
+    /// </summary>
     Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string eReader, BookNo book, int limit, CancellationToken cancellationToken);
 }
 

@@ -17,7 +17,8 @@ public interface IKoboLinkStore
     /// any instance and a link made on another agree, whichever the database sees first.
     /// </summary>
     Task<KoboLinkCreation> CreateAsync(
-        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
+        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds,
+        DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
 
     /// <summary>
     /// The key that tags link secrets (<see cref="KoboLinkSecrets"/>): one per store, the same for every

@@ -67,13 +67,18 @@ public static class KoboAnnotationMapping
         var (start, length) = Range(location, annotation.HighlightedText);
         return new PushedChange(
             ChangeValidation.Upsert, book.ToString(), annotation.Id, null, annotation.HighlightedText, start, length,
-            KoboColors.ToService(annotation.HighlightColor), annotation.NoteText, DeviceTime.FromText(annotation.ClientLastModifiedUtc), location);
+            KoboColors.ToService(annotation.HighlightColor), annotation.NoteText,
+            DeviceTime.FromText(annotation.ClientLastModifiedUtc), location);
     }
 
-    /// <summary>The deletion of annotation <paramref name="id"/>, at the time the service received it (a device sends no time for it); null for an id that is no UUID.</summary>
+    /// <summary>
+    /// The deletion of annotation <paramref name="id"/>, at the time the service received it (a device sends no time for it); null for an
+    /// id that is no UUID.
+    /// </summary>
     public static PushedChange? ToDeletion(BookNo book, string? id, DateTimeOffset receivedAt) =>
         IsAnnotationId(id)
-            ? new PushedChange(ChangeValidation.Delete, book.ToString(), id, null, null, null, null, null, null, DeviceTime.FromInstant(receivedAt))
+            ? new PushedChange(
+                ChangeValidation.Delete, book.ToString(), id, null, null, null, null, null, null, DeviceTime.FromInstant(receivedAt))
             : null;
 
     /// <summary>True for an annotation id in the form devices use, which is also a valid highlight key.</summary>
@@ -108,7 +113,9 @@ public static class KoboAnnotationMapping
     }
 
     private static int? Int(JsonElement span, string name) =>
-        span.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number && value.TryGetInt32(out var number) ? number : null;
+        span.TryGetProperty(name, out var value) && value.ValueKind == JsonValueKind.Number && value.TryGetInt32(out var number)
+            ? number
+            : null;
 
     private static string Shorten(string? text) =>
         text is null ? "(none)" : text.Length <= 40 ? text : string.Concat(text.AsSpan(0, 40), "...");

@@ -43,7 +43,8 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
         if (count > MaxPatchItems)
         {
             throw new InvalidRequestException(
-                "updatedAnnotations", $"A PATCH carries at most {MaxPatchItems} annotations (updated and deleted together); this one carried {count}.");
+                "updatedAnnotations",
+                $"A PATCH carries at most {MaxPatchItems} annotations (updated and deleted together); this one carried {count}.");
         }
 
         var book = await OwnedBookAsync(caller, contentId, cancellationToken).ConfigureAwait(false);
@@ -77,7 +78,8 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
             }
             else
             {
-                results[offset + i] = new KoboAnnotationResult(deleted[i], KoboAnnotationStatus.Stored, "Not an annotation id; nothing to delete.");
+                results[offset + i] = new KoboAnnotationResult(
+                    deleted[i], KoboAnnotationStatus.Stored, "Not an annotation id; nothing to delete.");
             }
         }
 
@@ -116,15 +118,18 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
     }
 
     /// <summary>The book's live highlights that carry a location, for this device's download of the book.</summary>
-    public async Task<KoboAnnotationSet> GetAsync(DeviceCaller caller, string eReader, string contentId, CancellationToken cancellationToken)
+    public async Task<KoboAnnotationSet> GetAsync(
+        DeviceCaller caller, string eReader, string contentId, CancellationToken cancellationToken)
     {
         var book = await OwnedBookAsync(caller, contentId, cancellationToken).ConfigureAwait(false);
-        var read = await store.ReadBookAsync(caller.User, eReader, book, MaxAnnotationsPerBook + 1, cancellationToken).ConfigureAwait(false);
+        var read = await store.ReadBookAsync(
+            caller.User, eReader, book, MaxAnnotationsPerBook + 1, cancellationToken).ConfigureAwait(false);
         // Only annotations the service withheld, and none it holds: an empty set would delete them too.
         var outcome = !read.State.Received || (read.State.Withheld && read.Highlights.Count == 0) ? KoboSetOutcome.NeverReceived
             : read.Highlights.Count > MaxAnnotationsPerBook || BytesOf(read.Highlights) > MaxAnnotationBytesPerBook ? KoboSetOutcome.TooMany
             : KoboSetOutcome.Complete;
-        return new KoboAnnotationSet(outcome, outcome == KoboSetOutcome.Complete ? read.Highlights : [], KoboAnnotationETags.For(caller.User, read.State));
+        return new KoboAnnotationSet(
+            outcome, outcome == KoboSetOutcome.Complete ? read.Highlights : [], KoboAnnotationETags.For(caller.User, read.State));
     }
 
     /// <summary>
@@ -143,7 +148,8 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
 
         if (asked.Count > MaxCheckedBooks)
         {
-            throw new InvalidRequestException("contentIds", $"checkforchanges asks about at most {MaxCheckedBooks} books; this one asked about {asked.Count}.");
+            throw new InvalidRequestException(
+                "contentIds", $"checkforchanges asks about at most {MaxCheckedBooks} books; this one asked about {asked.Count}.");
         }
 
         var candidates = new List<(string ContentId, BookNo Book, string ETag)>();
@@ -160,7 +166,8 @@ public sealed class KoboAnnotations(DeviceSync sync, IKoboAnnotationStore store,
             return [];
         }
 
-        var states = (await store.ReadStatesAsync(caller.User, eReader, candidates.Select(c => c.Book).Distinct().ToArray(), cancellationToken)
+        var states = (await store.ReadStatesAsync(
+            caller.User, eReader, candidates.Select(c => c.Book).Distinct().ToArray(), cancellationToken)
             .ConfigureAwait(false)).ToDictionary(s => s.Book);
         return candidates
             .Where(c => states.TryGetValue(c.Book, out var s)

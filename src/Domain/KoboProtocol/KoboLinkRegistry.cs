@@ -31,7 +31,8 @@ public sealed class KoboLinkRegistry(
         var secret = KoboLinkSecrets.New(await store.SecretKeyAsync(cancellationToken).ConfigureAwait(false));
         var bounds = DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock);
         var created = await store.CreateAsync(
-            user, linkingDeviceId: caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds, issuedAt - revokedDevices.ClockSkew, cancellationToken).ConfigureAwait(false);
+            user, linkingDeviceId: caller.DeviceId, KoboLinkSecrets.Hash(secret), bounds,
+            issuedAt - revokedDevices.ClockSkew, cancellationToken).ConfigureAwait(false);
         Forget(created.Revoked);
         return created.Outcome switch
         {

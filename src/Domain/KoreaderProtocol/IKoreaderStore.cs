@@ -13,7 +13,8 @@ public interface IKoreaderStore
     /// that device's revocation is at or after <paramref name="revokedFrom"/>.
     /// </summary>
     Task<KoreaderCredentialOutcome> CreateCredentialAsync(
-        UserNo user, string linkingDeviceId, string username, string keyHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
+        UserNo user, string linkingDeviceId, string username, string keyHash,
+        DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken);
 
     /// <summary>The login named <paramref name="username"/>; null when there is none.</summary>
     Task<KoreaderCredential?> LookUpCredentialAsync(string username, CancellationToken cancellationToken);
@@ -40,9 +41,12 @@ public interface IKoreaderStore
     Task<bool> ApplyToBookAsync(
         UserNo user, BookNo book, Func<ReadingState?, KoreaderMark?, KoreaderBookDecision> decide, CancellationToken cancellationToken);
 
-    /// <summary>Stores a document kept for KOReader alone, replacing the user's least recently written beyond <paramref name="maxDocuments"/>.</summary>
+    /// <summary>
+    /// Stores a document kept for KOReader alone, replacing the user's least recently written beyond <paramref name="maxDocuments"/>.
+    /// </summary>
     Task<DateTimeOffset> StoreDocumentAsync(
-        UserNo user, string document, KoreaderPut put, IReadOnlyList<string> aliases, int maxDocuments, CancellationToken cancellationToken);
+        UserNo user, string document, KoreaderPut put, IReadOnlyList<string> aliases,
+        int maxDocuments, CancellationToken cancellationToken);
 }
 
 /// <summary>What a KOReader write to a book came to: the state to store (null: nothing is written) and KOReader's part beside it.</summary>

@@ -23,7 +23,8 @@ public sealed class KoreaderCredentialRegistry(
     public const string UsernameField = "username";
 
     /// <summary>A new login for the caller's device, or null when the caller's token is revoked.</summary>
-    public async Task<KoreaderLogin?> CreateAsync(DeviceCaller caller, DateTimeOffset issuedAt, UserNo user, CancellationToken cancellationToken)
+    public async Task<KoreaderLogin?> CreateAsync(
+        DeviceCaller caller, DateTimeOffset issuedAt, UserNo user, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
         var password = KoreaderKeys.NewPassword();
@@ -41,10 +42,12 @@ public sealed class KoreaderCredentialRegistry(
     }
 
     /// <summary>The user's logins, newest first, live and revoked.</summary>
-    public async Task<IReadOnlyList<KoreaderCredentialView>> ListAsync(DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
+    public async Task<IReadOnlyList<KoreaderCredentialView>> ListAsync(
+        DeviceCaller caller, UserNo user, CancellationToken cancellationToken)
     {
         caller.EnsureOwns(user);
-        return await store.ListCredentialsAsync(user, cancellationToken).ConfigureAwait(false) ?? throw ResourceNotFoundException.UnknownUser(user);
+        return await store.ListCredentialsAsync(user, cancellationToken).ConfigureAwait(false)
+            ?? throw ResourceNotFoundException.UnknownUser(user);
     }
 
     /// <summary>Revokes the user's login <paramref name="username"/>; revoking a revoked login changes nothing.</summary>

@@ -2,7 +2,9 @@ using System.Text.RegularExpressions;
 
 namespace Kobo.Sync.Domain.KoreaderProtocol;
 
-/// <summary>One digest a device knows its document by, with the type it gives it (<c>content</c>, <c>structure</c>, <c>filename</c>, ...).</summary>
+/// <summary>
+/// One digest a device knows its document by, with the type it gives it (<c>content</c>, <c>structure</c>, <c>filename</c>, ...).
+/// </summary>
 public sealed record KoreaderIdentifier(string Type, string Value);
 
 /// <summary>
@@ -17,7 +19,10 @@ public static partial class KoreaderIdentifiers
 {
     public const int MaxCount = 8;
 
-    /// <summary>The list in a GET's <c>ids</c>; null (with nothing refused) when there is none, and <paramref name="valid"/> false when it is malformed.</summary>
+    /// <summary>
+    /// The list in a GET's <c>ids</c>; null (with nothing refused) when there is none, and <paramref name="valid"/> false when it is
+    /// malformed.
+    /// </summary>
     public static IReadOnlyList<KoreaderIdentifier>? ParseQuery(string? raw, string document, out bool valid)
     {
         valid = true;
@@ -44,7 +49,9 @@ public static partial class KoreaderIdentifiers
         return valid ? list : null;
     }
 
-    /// <summary>Whether a list (as parsed from a PUT's array or a GET's query) is one the service takes for <paramref name="document"/>.</summary>
+    /// <summary>
+    /// Whether a list (as parsed from a PUT's array or a GET's query) is one the service takes for <paramref name="document"/>.
+    /// </summary>
     public static bool IsValidList(IReadOnlyList<KoreaderIdentifier> list, string document)
     {
         if (list.Count is 0 or > MaxCount)

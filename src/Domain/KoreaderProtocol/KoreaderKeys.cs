@@ -50,10 +50,13 @@ public static class KoreaderKeys
     {
         var salt = RandomNumberGenerator.GetBytes(SaltBytes);
         var hash = Rfc2898DeriveBytes.Pbkdf2(Encoding.UTF8.GetBytes(key), salt, iterations, HashAlgorithmName.SHA256, HashBytes);
-        return string.Join('$', Scheme, iterations.ToString(CultureInfo.InvariantCulture), Convert.ToBase64String(salt), Convert.ToBase64String(hash));
+        return string.Join(
+            '$', Scheme, iterations.ToString(CultureInfo.InvariantCulture), Convert.ToBase64String(salt), Convert.ToBase64String(hash));
     }
 
-    /// <summary>Whether <paramref name="key"/> is the one <paramref name="stored"/> was made from (a malformed stored form matches nothing).</summary>
+    /// <summary>
+    /// Whether <paramref name="key"/> is the one <paramref name="stored"/> was made from (a malformed stored form matches nothing).
+    /// </summary>
     public static bool Verify(string key, string stored)
     {
         var parts = stored.Split('$');
@@ -67,7 +70,8 @@ public static class KoreaderKeys
         {
             var salt = Convert.FromBase64String(parts[2]);
             var expected = Convert.FromBase64String(parts[3]);
-            var actual = Rfc2898DeriveBytes.Pbkdf2(Encoding.UTF8.GetBytes(key), salt, iterations, HashAlgorithmName.SHA256, expected.Length);
+            var actual = Rfc2898DeriveBytes.Pbkdf2(
+                Encoding.UTF8.GetBytes(key), salt, iterations, HashAlgorithmName.SHA256, expected.Length);
             return CryptographicOperations.FixedTimeEquals(actual, expected);
         }
         catch (FormatException)

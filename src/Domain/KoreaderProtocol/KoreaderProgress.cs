@@ -17,14 +17,19 @@ public sealed record KoreaderPut(
 /// fields) and <see cref="At"/>, the position time it was stored with. The position is KOReader's own
 /// while the reading state's position time is still <see cref="At"/>.
 /// </summary>
-public sealed record KoreaderMark(string Progress, double Percentage, string Device, string? DeviceId, string? Identifiers, DateTimeOffset At);
+public sealed record KoreaderMark(
+    string Progress, double Percentage, string Device, string? DeviceId, string? Identifiers, DateTimeOffset At);
 
-/// <summary>A book the device's document maps to: the book, the identifier that found it (its index in the candidates), and its reading state with KOReader's part.</summary>
+/// <summary>
+/// A book the device's document maps to: the book, the identifier that found it (its index in the candidates), and its reading state with
+/// KOReader's part.
+/// </summary>
 public sealed record KoreaderBookRecord(BookNo Book, int Candidate, ReadingState? State, KoreaderMark? Mark);
 
 /// <summary>A document kept for KOReader alone (no owned book): as its last writer sent it, under <see cref="Document"/>.</summary>
 public sealed record KoreaderDocumentRecord(
-    string Document, int Candidate, double Percentage, string Progress, string Device, string? DeviceId, string? Identifiers, DateTimeOffset UpdatedAt);
+    string Document, int Candidate, double Percentage, string Progress,
+    string Device, string? DeviceId, string? Identifiers, DateTimeOffset UpdatedAt);
 
 /// <summary>
 /// What a progress read answers, in the reference server's fields (app/controllers syncs_controller.lua
@@ -32,7 +37,11 @@ public sealed record KoreaderDocumentRecord(
 /// and <see cref="ProgressMatch"/> only when the device sent identifiers.
 /// </summary>
 public sealed record KoreaderProgressView(
-    string Document, double Percentage, string Progress, string Device, string? DeviceId, long Timestamp, string? Match, string? ProgressMatch);
+    string Document, double Percentage, string Progress, string Device,
+    string? DeviceId, long Timestamp, string? Match, string? ProgressMatch);
 
-/// <summary>What a progress PUT answers: the digest the record is stored under, the match (only when the device sent identifiers) and the receipt time.</summary>
+/// <summary>
+/// What a progress PUT answers: the digest the record is stored under, the match (only when the device sent identifiers) and the receipt
+/// time.
+/// </summary>
 public sealed record KoreaderPutResult(string Document, string? Match, long Timestamp, string? PositionResult);

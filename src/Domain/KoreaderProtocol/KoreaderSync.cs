@@ -74,7 +74,8 @@ public sealed class KoreaderSync(IKoreaderStore store, SyncSettings settings, Ti
         var canonical = kept?.Document ?? candidates[0].Value;
         var matchType = kept is null ? candidates[0].Type : candidates[kept.Candidate].Type;
         var aliases = candidates.Select(c => c.Value).Where(v => v != canonical).Distinct().ToList();
-        var at = await store.StoreDocumentAsync(user, canonical, put with { Identifiers = put.Identifiers }, aliases, maxDocumentsPerUser, cancellationToken)
+        var at = await store.StoreDocumentAsync(
+            user, canonical, put with { Identifiers = put.Identifiers }, aliases, maxDocumentsPerUser, cancellationToken)
             .ConfigureAwait(false);
         return new KoreaderPutResult(canonical, put.Identifiers is null ? null : matchType, at.ToUnixTimeSeconds(), ChangeStatus.Applied);
     }
@@ -111,7 +112,8 @@ public sealed class KoreaderSync(IKoreaderStore store, SyncSettings settings, Ti
     private static bool IsOwn(ReadingPosition current, KoreaderMark? mark, KoreaderPut sent) =>
         mark is not null && mark.At == current.ModifiedAt && mark.DeviceId is not null && mark.DeviceId == sent.DeviceId;
 
-    private static KoreaderProgressView? BookView(KoreaderBookRecord book, IReadOnlyList<KoreaderIdentifier> candidates, IReadOnlyList<KoreaderIdentifier>? identifiers)
+    private static KoreaderProgressView? BookView(
+        KoreaderBookRecord book, IReadOnlyList<KoreaderIdentifier> candidates, IReadOnlyList<KoreaderIdentifier>? identifiers)
     {
         if (book.State?.Position is not { } position)
         {
@@ -130,7 +132,9 @@ public sealed class KoreaderSync(IKoreaderStore store, SyncSettings settings, Ti
 
         // Set by a Kobo e-reader or an app: its percent only. Their locations are not KOReader's, so the
         // progress string is empty and a recent plugin is told the two share nothing ("none").
-        return new KoreaderProgressView(found.Value, position.Percent / 100, string.Empty, OtherDeviceName, null, timestamp, match, identifiers is null ? null : "none");
+        return new KoreaderProgressView(
+            found.Value, position.Percent / 100, string.Empty, OtherDeviceName,
+            null, timestamp, match, identifiers is null ? null : "none");
     }
 
     // The reference server's progress_match: what the reader shares with the writer of the progress string;

@@ -20,7 +20,10 @@ public interface ILibraryStore
     /// </summary>
     Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken);
 
-    /// <summary>Where the user's change sequence stands (<see cref="ISyncStore.ReadCommittedSeqAsync"/>); null when the user does not exist. One indexed read.</summary>
+    /// <summary>
+    /// Where the user's change sequence stands (<see cref="ISyncStore.ReadCommittedSeqAsync"/>); null when the user does not exist. One
+    /// indexed read.
+    /// </summary>
     Task<long?> ReadCommittedSeqAsync(UserNo user, CancellationToken cancellationToken);
 
     /// <summary>The book as it stands in the user's library (removed or not); null when the user never had it.</summary>

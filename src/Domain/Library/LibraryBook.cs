@@ -29,7 +29,8 @@ public sealed record LibraryReadingState(ReadingState State, DateTimeOffset Acqu
 /// them: every change numbered up to it was committed and visible to the read.
 /// </summary>
 public sealed record LibraryChanges(
-    IReadOnlyList<(long Seq, LibraryBook Book)> Books, IReadOnlyList<(long Seq, LibraryReadingState State)> ReadingStates, long CommittedSeq)
+    IReadOnlyList<(long Seq, LibraryBook Book)> Books,
+    IReadOnlyList<(long Seq, LibraryReadingState State)> ReadingStates, long CommittedSeq)
 {
     /// <summary>The purged collection tombstones' highest seq (0 when none): a position before it may have missed a deletion.</summary>
     public long PurgedCollectionSeq { get; init; }

@@ -8,11 +8,12 @@ namespace Kobo.Sync.Domain.Library;
 
 /// <summary>
 /// Library sync for reading devices that pull their library alone (the Kobo protocol): a delta pull of
-/// the user's ownership, reading state and collection changes in pages (highlights travel apart), positions carried in the service's own signed sync token
-/// (<see cref="SyncTokens"/>, of kind <see cref="SyncTokenKind.KoboLibrary"/>, so a native change feed token never opens here), wrapped with <see cref="TokenPrefix"/> so that it is told apart from the
-/// tokens other servers hand out. A missing, foreign, altered, expired, another user's or another kind's token starts
-/// a full sync: never an error, since a device that cannot sync cannot recover on its own. A page ends
-/// at <see cref="PageSize"/> items, or earlier when the next would take it past the <see cref="PageBudget"/>.
+/// the user's ownership, reading state and collection changes in pages (highlights travel apart), positions carried in the service's own
+/// signed sync token (<see cref="SyncTokens"/>, of kind <see cref="SyncTokenKind.KoboLibrary"/>, so a native change feed token never opens
+/// here), wrapped with <see cref="TokenPrefix"/> so that it is told apart from the tokens other servers hand out. A missing, foreign,
+/// altered, expired, another user's or another kind's token starts a full sync: never an error, since a device that cannot sync cannot
+/// recover on its own. A page ends at <see cref="PageSize"/> items, or earlier when the next would take it past the
+/// <see cref="PageBudget"/>.
 /// </summary>
 public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudget budget)
 {
@@ -46,7 +47,9 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
                 ?? throw ResourceNotFoundException.UnknownUser(user);
             if (position.HasLibraryThrough(committed))
             {
-                return new LibraryPage([], [], TokenPrefix + tokens.Issue(user, position.WithLibraryThrough(committed), SyncTokenKind.KoboLibrary), false, false)
+                return new LibraryPage(
+                    [], [], TokenPrefix + tokens.Issue(user, position.WithLibraryThrough(committed), SyncTokenKind.KoboLibrary),
+                    false, false)
                 {
                     PageOfSync = 1,
                     Collections = [],
@@ -76,11 +79,14 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
             position,
             PageSize,
             new ChangeStream<LibraryBook>(
-                rows.Books, b => fill.TryAdd(books, b, SizeOf(b)), (p, seq, b) => p with { EntitlementSeq = seq, EntitlementBook = b.Book.Value }),
+                rows.Books, b => fill.TryAdd(books, b, SizeOf(b)),
+                (p, seq, b) => p with { EntitlementSeq = seq, EntitlementBook = b.Book.Value }),
             new ChangeStream<LibraryReadingState>(
-                rows.ReadingStates, r => fill.TryAdd(states, r, SizeOf(r)), (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.State.Book.Value }),
+                rows.ReadingStates, r => fill.TryAdd(states, r, SizeOf(r)),
+                (p, seq, r) => p with { ReadingSeq = seq, ReadingBook = r.State.Book.Value }),
             new ChangeStream<Collection>(
-                rows.Collections, c => fill.TryAdd(collections, c, SizeOf(c)), (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }));
+                rows.Collections, c => fill.TryAdd(collections, c, SizeOf(c)),
+                (p, seq, c) => p with { CollectionSeq = seq, CollectionId = c.Id }));
 
         // Caught up: the token may move past every change committed before the read, so the next sync
         // starts after them even when the last of them was of another kind (a highlight).
@@ -103,7 +109,8 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
         BookOverheadBytes + ReadingStateOverheadBytes + PageBudget.JsonBytes(book.Title) + (2 * PageBudget.JsonBytes(book.Author))
         + PageBudget.JsonBytes(book.Language) + PageBudget.JsonBytes(book.ReadingState?.Position?.Location);
 
-    private static int SizeOf(LibraryReadingState state) => ReadingStateOverheadBytes + PageBudget.JsonBytes(state.State.Position?.Location);
+    private static int SizeOf(
+        LibraryReadingState state) => ReadingStateOverheadBytes + PageBudget.JsonBytes(state.State.Position?.Location);
 
     /// <summary>A tag: its fixed fields, its name, and an item (a UUID and its type) per book.</summary>
     private static int SizeOf(Collection collection) =>
@@ -128,7 +135,9 @@ public sealed class LibrarySync(ILibraryStore store, SyncTokens tokens, PageBudg
     }
 }
 
-/// <summary>A page of library and reading state changes, the token for the next pull, whether more remain, and whether it began a full sync.</summary>
+/// <summary>
+/// A page of library and reading state changes, the token for the next pull, whether more remain, and whether it began a full sync.
+/// </summary>
 public sealed record LibraryPage(
     IReadOnlyList<LibraryBook> Books, IReadOnlyList<LibraryReadingState> ReadingStates, string SyncToken, bool HasMore, bool FullSync)
 {

@@ -42,7 +42,8 @@ public sealed class DeviceReads(IDeviceReadStore store, PageCursors cursors, Pag
         }
 
         // One row more than the page tells whether another page follows, without a count.
-        var rows = await store.ListHighlightsAsync(user, range, size + 1, cancellationToken) ?? throw ResourceNotFoundException.UnknownUser(user);
+        var rows = await store.ListHighlightsAsync(user, range, size + 1, cancellationToken)
+            ?? throw ResourceNotFoundException.UnknownUser(user);
         var fill = budget.Start();
         while (fill.Count < rows.Count && fill.Count < size && fill.TryTake(rows[fill.Count].PageBytes()))
         {

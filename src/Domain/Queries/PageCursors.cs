@@ -52,5 +52,7 @@ public sealed class PageCursors(byte[] key)
     private static byte[] Context(string scope) => Encoding.UTF8.GetBytes(scope + "\n" + scope);
 
     private static InvalidRequestException Tampered() =>
-        new("cursor", "The cursor is not valid here: pass back, unchanged, a nextCursor this endpoint returned for the same user and book.");
+        new(
+            "cursor",
+            "The cursor is not valid here: pass back, unchanged, a nextCursor this endpoint returned for the same user and book.");
 }

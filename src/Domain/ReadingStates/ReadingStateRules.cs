@@ -25,11 +25,13 @@ public static class ReadingStateRules
     public static ReadingStateDecision Decide(BookNo book, ReadingState? stored, ValidReadingState put)
     {
         var current = stored ?? ReadingState.Empty(book);
-        var position = Group(current.Position, put.Position, p => p.ModifiedAt, (a, b) => a.Percent.Equals(b.Percent) && a.Location == b.Location);
+        var position = Group(
+            current.Position, put.Position, p => p.ModifiedAt, (a, b) => a.Percent.Equals(b.Percent) && a.Location == b.Location);
         var status = Group(current.Status, put.Status, s => s.ModifiedAt, (a, b) => a.Value == b.Value);
         var statistics = Group(current.Statistics, put.Statistics, s => s.ModifiedAt, (a, b) => a.TimeSpentMinutes == b.TimeSpentMinutes);
         var state = current with { Position = position.Value, Status = status.Value, Statistics = statistics.Value };
-        var writes = !Equals(state.Position, current.Position) || !Equals(state.Status, current.Status) || !Equals(state.Statistics, current.Statistics);
+        var writes = !Equals(state.Position, current.Position) || !Equals(state.Status, current.Status)
+            || !Equals(state.Statistics, current.Statistics);
         return new ReadingStateDecision(state, new ReadingStateResults(position.Result, status.Result, statistics.Result), writes);
     }
 

@@ -40,7 +40,8 @@ public static class ReadingStateValidation
             {
                 if (location.Length > MaxLocationLength)
                 {
-                    throw Invalid("position.location", $"must have at most {MaxLocationLength} UTF-16 code units; it has {location.Length}.");
+                    throw Invalid(
+                        "position.location", $"must have at most {MaxLocationLength} UTF-16 code units; it has {location.Length}.");
                 }
 
                 if (StorableText.Problem(location) is { } problem)
@@ -98,7 +99,8 @@ public static class ReadingStateValidation
         if (!time.TryResolve(out var at, out var reason))
         {
             const string Prefix = "modifiedAt: ";
-            throw new InvalidRequestException(field, $"{field}: {(reason.StartsWith(Prefix, StringComparison.Ordinal) ? reason[Prefix.Length..] : reason)}");
+            throw new InvalidRequestException(
+                field, $"{field}: {(reason.StartsWith(Prefix, StringComparison.Ordinal) ? reason[Prefix.Length..] : reason)}");
         }
 
         return at > now + maxClockSkew ? DeviceTime.ToMicroseconds(now) : at;

@@ -76,7 +76,8 @@ public readonly record struct DeviceTime
             reason = form switch
             {
                 TextForm.WithoutOffset =>
-                    $"modifiedAt: {Shown()} has no offset, so it names a different instant in each time zone; send it with one (Z or ±hh:mm), such as 2026-11-22T01:00:00Z.",
+                    $"modifiedAt: {Shown()} has no offset, so it names a different instant in each time zone; " +
+                    $"send it with one (Z or ±hh:mm), such as 2026-11-22T01:00:00Z.",
                 TextForm.Unreadable =>
                     $"modifiedAt: {Shown()} is not an ISO 8601 date and time with an offset, such as 2026-11-22T01:00:00Z.",
                 _ => null,
@@ -120,7 +121,8 @@ public readonly record struct DeviceTime
             : "the value";
     }
 
-    private static string Format(DateTimeOffset at) => at.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.FFFFFF'Z'", CultureInfo.InvariantCulture);
+    private static string Format(DateTimeOffset at) => at.UtcDateTime.ToString(
+        "yyyy-MM-dd'T'HH:mm:ss.FFFFFF'Z'", CultureInfo.InvariantCulture);
 
     // ISO 8601's extended format as RFC 3339 and System.Text.Json write it: yyyy-MM-ddTHH:mm[:ss[.fraction]],
     // then Z, ±HH:mm or ±HH. Fraction digits past the ninth are dropped.

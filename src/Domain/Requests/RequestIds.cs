@@ -18,7 +18,9 @@ public static class RequestIds
         value > 0 ? new BookNo(value) : throw Invalid("bookNo", value.ToString(System.Globalization.CultureInfo.InvariantCulture));
 
     private static InvalidRequestException Invalid(string field, string value) =>
-        new(field, $"'{Truncate(value)}' is not a valid {field}: expected a whole number from 1 to 18 digits, without a sign or leading zero.");
+        new(
+            field,
+            $"'{Truncate(value)}' is not a valid {field}: expected a whole number from 1 to 18 digits, without a sign or leading zero.");
 
     private static string Truncate(string value) => value.Length <= 40 ? value : value[..40] + "...";
 }

@@ -35,7 +35,10 @@ internal sealed class SignedEnvelope
         return Base64Url.EncodeToString(payload) + "." + Base64Url.EncodeToString(tag[..TagBytes]);
     }
 
-    /// <summary>The payload, or null when <paramref name="sealedValue"/> is malformed, longer than <paramref name="maxLength"/> or not signed for this context.</summary>
+    /// <summary>
+    /// The payload, or null when <paramref name="sealedValue"/> is malformed, longer than <paramref name="maxLength"/> or not signed for
+    /// this context.
+    /// </summary>
     public byte[]? Open(ReadOnlySpan<byte> context, string sealedValue, int maxLength)
     {
         var dot = sealedValue.IndexOf('.', StringComparison.Ordinal);

@@ -22,4 +22,5 @@ public sealed class TooManyRevokedDevicesException(int max)
 /// device must discard its copy and start a full sync (REST 410, gRPC FAILED_PRECONDITION).
 /// </summary>
 public sealed class SyncTokenExpiredException()
-    : RequestRejectedException("The sync token is older than the tombstone retention: start a full sync (no 'since') and replace the local copy.");
+    : RequestRejectedException(
+        "The sync token is older than the tombstone retention: start a full sync (no 'since') and replace the local copy.");

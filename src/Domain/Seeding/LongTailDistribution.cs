@@ -85,7 +85,9 @@ public static class LongTailDistribution
         return Math.Clamp((int)value, min, max - 1);
     }
 
-    /// <summary>The expected total of highlights at full scale for draws of <paramref name="exponent"/> (for the tests of the calibration).</summary>
+    /// <summary>
+    /// The expected total of highlights at full scale for draws of <paramref name="exponent"/> (for the tests of the calibration).
+    /// </summary>
     public static double ExpectedPublishedTotal(double exponent, int samplesPerBand = 20_000)
     {
         double total = Published[0].MinHighlights;
