@@ -1,6 +1,8 @@
 namespace Kobo.Sync.Storage;
 
-/// <summary>What a PostgreSQL server accepts: <c>max_connections</c>, of which <c>superuser_reserved_connections</c> only for superusers.</summary>
+/// <summary>
+/// What a PostgreSQL server accepts: <c>max_connections</c>, of which <c>superuser_reserved_connections</c> only for superusers.
+/// </summary>
 public readonly record struct ServerConnectionLimits(int MaxConnections, int SuperuserReserved)
 {
     /// <summary>PostgreSQL's own defaults, assumed when the server cannot be asked at start.</summary>
@@ -34,7 +36,8 @@ public static class ConnectionBudget
     private const string Instances = StorageOptions.SectionName + ":" + nameof(StorageOptions.Instances);
     private const string Reserved = StorageOptions.SectionName + ":" + nameof(StorageOptions.ReservedConnections);
 
-    /// <exception cref="InvalidOperationException">The share is too small for the instance's pools; the message names the settings.</exception>
+    /// <exception cref="InvalidOperationException">The share is too small for the instance's pools; the message names the
+    /// settings.</exception>
     public static PoolPlan Plan(ServerConnectionLimits server, int instances, int reserved, bool separateReads, bool listens)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(instances, 1);

@@ -9,7 +9,8 @@ namespace Kobo.Sync.Storage;
 /// step starts it asynchronously before migrations; anything resolving the data source earlier gets
 /// it started synchronously instead (DI factories cannot await), so resolution order never matters.
 /// </summary>
-public sealed class StorageConnection(IOptions<StorageOptions> options, IEmbeddedServerLauncher? launcher = null) : IAsyncDisposable, IDisposable
+public sealed class StorageConnection(
+    IOptions<StorageOptions> options, IEmbeddedServerLauncher? launcher = null) : IAsyncDisposable, IDisposable
 {
     private readonly SemaphoreSlim _gate = new(1, 1);
     private IEmbeddedServer? _embedded;
@@ -52,7 +53,8 @@ public sealed class StorageConnection(IOptions<StorageOptions> options, IEmbedde
     }
 
     private static InvalidOperationException NoEmbeddedServer() => new(
-        $"{StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is empty and this build carries no embedded PostgreSQL server " +
+        $"{StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is empty and this build carries no embedded PostgreSQL " +
+        $"server " +
         "(a published service): set it to the database's Npgsql connection string.");
 
     /// <summary>The same, for synchronous callers (the data source factory).</summary>

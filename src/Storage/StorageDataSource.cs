@@ -54,7 +54,8 @@ public static class StorageDataSource
         return new NpgsqlDataSourceBuilder(builder.ConnectionString) { Name = ReadPoolName }.Build();
     }
 
-    /// <param name="poolSize">The pool's share of the instance's connections (<see cref="ConnectionBudget"/>); null for a tool's own short-lived source.</param>
+    /// <param name="poolSize">The pool's share of the instance's connections (<see cref="ConnectionBudget"/>); null for a tool's own
+    /// short-lived source.</param>
     public static NpgsqlDataSource Create(string connectionString, int? poolSize = null) =>
         new NpgsqlDataSourceBuilder(WithServiceDefaults(connectionString, poolSize)) { Name = WritePoolName }.Build();
 
@@ -80,8 +81,8 @@ public static class StorageDataSource
     /// session reset on returning a connection to the pool is switched off, the pool's maximum is its
     /// share of the instance's connections (<paramref name="poolSize"/>, from <see cref="ConnectionBudget"/>)
     /// and the pool keeps every connection it opens up to that share (<c>Minimum Pool Size</c> at the
-    /// smaller of the share and the maximum), unless the connection string sets them; everything else, multi-host lists included, passes through. The reset
-    /// (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
+    /// smaller of the share and the maximum), unless the connection string sets them; everything else, multi-host lists included, passes
+    /// through. The reset (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
     /// work in the server on every pooled open, which is every request here; the service never
     /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
     /// a command), so there is nothing to reset. Multiplexing stays off although it

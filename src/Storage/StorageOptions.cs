@@ -10,7 +10,9 @@ public sealed class StorageOptions
 {
     public const string SectionName = "Storage";
 
-    /// <summary>An Npgsql connection string; empty starts the embedded server where it is enabled (<see cref="EmbeddedStorageOptions.Enabled"/>).</summary>
+    /// <summary>
+    /// An Npgsql connection string; empty starts the embedded server where it is enabled (<see cref="EmbeddedStorageOptions.Enabled"/>).
+    /// </summary>
     public string ConnectionString { get; set; } = string.Empty;
 
     /// <summary>

@@ -18,24 +18,33 @@ public sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
         var failures = new List<string>();
         if (options.Instances is < 1 or > MaxInstances)
         {
-            failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.Instances)} must be from 1 to {MaxInstances}: the most instances of the service sharing the database server at once (was {options.Instances}).");
+            failures.Add(
+                $"{StorageOptions.SectionName}:{nameof(StorageOptions.Instances)} must be from 1 to {MaxInstances}: " +
+                $"the most instances of the service sharing the database server at once (was {options.Instances}).");
         }
 
         if (options.ReservedConnections is < 0 or > MaxReservedConnections)
         {
-            failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReservedConnections)} must be from 0 to {MaxReservedConnections} (was {options.ReservedConnections}).");
+            failures.Add(
+                $"{StorageOptions.SectionName}:{nameof(StorageOptions.ReservedConnections)} must be from 0 to {MaxReservedConnections} " +
+                $"(was {options.ReservedConnections}).");
         }
 
         if (options.StandbyMaxLagMs is < MinStandbyLagMs or > MaxStandbyLagMs)
         {
-            failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.StandbyMaxLagMs)} must be from {MinStandbyLagMs} to {MaxStandbyLagMs} milliseconds: the most a standby may lag and still answer device reads (was {options.StandbyMaxLagMs}).");
+            failures.Add(
+                $"{StorageOptions.SectionName}:{nameof(StorageOptions.StandbyMaxLagMs)} must be from {MinStandbyLagMs} to " +
+                $"{MaxStandbyLagMs} milliseconds: the most a standby may lag and still answer device reads (was " +
+                $"{options.StandbyMaxLagMs}).");
         }
 
         if (!string.IsNullOrWhiteSpace(options.ReadConnectionString))
         {
             if (!options.HasConnectionString)
             {
-                failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReadConnectionString)} needs {StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} too (the embedded server has no standbys).");
+                failures.Add(
+                    $"{StorageOptions.SectionName}:{nameof(StorageOptions.ReadConnectionString)} needs " +
+                    $"{StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} too (the embedded server has no standbys).");
             }
 
             try
@@ -45,15 +54,19 @@ public sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
             }
             catch (Exception e) when (e is ArgumentException or NotSupportedException)
             {
-                failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ReadConnectionString)} is not a valid Npgsql connection string: {e.Message}");
+                failures.Add(
+                    $"{StorageOptions.SectionName}:{nameof(StorageOptions.ReadConnectionString)} is not a valid Npgsql connection " +
+                    $"string: {e.Message}");
             }
         }
 
         if (!options.HasConnectionString && options.Embedded.Enabled != true)
         {
             failures.Add(
-                $"{ConnectionString} is empty: set it to the database's Npgsql connection string, or set {Embedded}:{nameof(EmbeddedStorageOptions.Enabled)}=true " +
-                "to run on a private PostgreSQL server of the service's own (for trials and benchmarks: its data is nobody's backup; on by default in Development only).");
+                $"{ConnectionString} is empty: set it to the database's Npgsql connection string, " +
+                $"or set {Embedded}:{nameof(EmbeddedStorageOptions.Enabled)}=true " +
+                "to run on a private PostgreSQL server of the service's own (for trials and benchmarks: its data is nobody's backup; " +
+                "on by default in Development only).");
             return Result(failures);
         }
 
@@ -65,7 +78,9 @@ public sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
             }
             catch (ArgumentException e)
             {
-                failures.Add($"{StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is not a valid Npgsql connection string: {e.Message}");
+                failures.Add(
+                    $"{StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is not a valid Npgsql connection string: " +
+                    $"{e.Message}");
             }
 
             return Result(failures);
@@ -74,7 +89,9 @@ public sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
         var embedded = options.Embedded;
         if (string.IsNullOrWhiteSpace(embedded.DataDirectory))
         {
-            failures.Add($"{Embedded}:{nameof(EmbeddedStorageOptions.DataDirectory)} must name a directory when {StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is empty.");
+            failures.Add(
+                $"{Embedded}:{nameof(EmbeddedStorageOptions.DataDirectory)} must name a directory when " +
+                $"{StorageOptions.SectionName}:{nameof(StorageOptions.ConnectionString)} is empty.");
         }
 
         if (embedded.Port is < 1 or > 65535)
@@ -84,7 +101,9 @@ public sealed class StorageOptionsValidator : IValidateOptions<StorageOptions>
 
         if (!PlainIdentifiers.IsPlainIdentifier(embedded.Database))
         {
-            failures.Add($"{Embedded}:{nameof(EmbeddedStorageOptions.Database)} must be 1-63 characters of a-z, 0-9 or '_', starting with a letter (was '{embedded.Database}').");
+            failures.Add(
+                $"{Embedded}:{nameof(EmbeddedStorageOptions.Database)} must be 1-63 characters of a-z, 0-9 or '_', " +
+                $"starting with a letter (was '{embedded.Database}').");
         }
 
         return Result(failures);

@@ -49,7 +49,9 @@ public sealed partial class StoragePools(
         var separateReads = !string.IsNullOrWhiteSpace(options.ReadConnectionString);
         var limits = ReadLimits(writes);
         var plan = ConnectionBudget.Plan(limits, options.Instances, options.ReservedConnections, separateReads, sync.Value.LivePull);
-        LogPlan(logger, limits.MaxConnections, limits.SuperuserReserved, options.ReservedConnections, options.Instances, plan.Share, plan.Write, plan.Read, plan.Live);
+        LogPlan(
+            logger, limits.MaxConnections, limits.SuperuserReserved, options.ReservedConnections,
+            options.Instances, plan.Share, plan.Write, plan.Read, plan.Live);
 
         var writeMax = new NpgsqlConnectionStringBuilder(StorageDataSource.WithServiceDefaults(writes, plan.Write)).MaxPoolSize;
         var readMax = separateReads
@@ -100,12 +102,26 @@ public sealed partial class StoragePools(
         }
     }
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Storage connections: the server takes {MaxConnections} (less {SuperuserReserved} for superusers and Storage:ReservedConnections {Reserved}) for Storage:Instances {Instances}; this instance holds at most {Share}: writes {Write}, reads {Read}, live pull (listener and signals) {Live}")]
-    private static partial void LogPlan(ILogger logger, int maxConnections, int superuserReserved, int reserved, int instances, int share, int write, int read, int live);
+    [LoggerMessage(
+        Level = LogLevel.Information,
+        Message = "Storage connections: the server takes {MaxConnections} (less {SuperuserReserved} for superusers and " +
+            "Storage:ReservedConnections {Reserved}) for Storage:Instances {Instances}; this instance holds at most {Share}: " +
+            "writes {Write}, reads {Read}, live pull (listener and signals) {Live}")]
+    private static partial void LogPlan(
+        ILogger logger, int maxConnections, int superuserReserved, int reserved, int instances, int share, int write, int read, int live);
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Storage connections: the connection strings' Maximum Pool Size (writes {Write}, reads {Read}) and live pull's {Live}, times Storage:Instances {Instances}, let the instances hold {Total} connections, more than the server's {Budget} (max_connections less superuser_reserved_connections and Storage:ReservedConnections): a busy instance can leave the others without connections. Lower Maximum Pool Size or remove it")]
+    [LoggerMessage(
+        Level = LogLevel.Warning,
+        Message = "Storage connections: the connection strings' Maximum Pool Size (writes {Write}, reads {Read}) and live pull's {Live}, " +
+            "times Storage:Instances {Instances}, let the instances hold {Total} connections, " +
+            "more than the server's {Budget} (max_connections less superuser_reserved_connections and Storage:ReservedConnections): " +
+            "a busy instance can leave the others without connections. Lower Maximum Pool Size or remove it")]
     private static partial void LogOverBudget(ILogger logger, int write, int read, int live, int instances, int total, int budget);
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Storage connections: the server's limits could not be read at start ({Reason}); the pools are sized as if max_connections were {MaxConnections} and superuser_reserved_connections {SuperuserReserved} until the next start")]
+    [LoggerMessage(
+        Level = LogLevel.Warning,
+        Message = "Storage connections: the server's limits could not be read at start ({Reason}); " +
+            "the pools are sized as if max_connections were {MaxConnections} and superuser_reserved_connections {SuperuserReserved} " +
+            "until the next start")]
     private static partial void LogLimitsUnknown(ILogger logger, string reason, int maxConnections, int superuserReserved);
 }

@@ -96,7 +96,8 @@ public sealed partial class StorageStartup(
     private static bool IsUnreachable(Exception e) =>
         StorageFaults.IsTransient(e) || (e is NpgsqlException and not PostgresException);
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Storage is unreachable at start ({Reason}); serving unready and retrying every {DelayMs} ms")]
+    [LoggerMessage(
+        Level = LogLevel.Warning, Message = "Storage is unreachable at start ({Reason}); serving unready and retrying every {DelayMs} ms")]
     private static partial void LogUnreachable(ILogger logger, int delayMs, string reason);
 
     [LoggerMessage(Level = LogLevel.Debug, Message = "Storage still unreachable: {Reason}")]

@@ -3,7 +3,9 @@ using System.ComponentModel.DataAnnotations;
 
 namespace Kobo.Sync.Storage;
 
-/// <summary>Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices and highlights per user, revocations, and live pull.</summary>
+/// <summary>
+/// Section <c>Sync</c>: conflict clock, tombstone retention and the purge job, devices and highlights per user, revocations, and live pull.
+/// </summary>
 public sealed class SyncOptions
 {
     public const string SectionName = "Sync";
@@ -31,7 +33,9 @@ public sealed class SyncOptions
     [Range(2, 10_000, ErrorMessage = "Sync:MaxDevicesPerUser must be from {1} to {2}.")]
     public int MaxDevicesPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxDevicesPerUser;
 
-    /// <summary>The most live highlights one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
+    /// <summary>
+    /// The most live highlights one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).
+    /// </summary>
     [Range(typeof(long), "1000", "1000000000", ErrorMessage = "Sync:MaxHighlightsPerUser must be from {1} to {2}.")]
     public long MaxHighlightsPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxHighlightsPerUser;
 
@@ -39,7 +43,9 @@ public sealed class SyncOptions
     [Range(typeof(long), "1048576", "1099511627776", ErrorMessage = "Sync:MaxHighlightBytesPerUser must be from {1} to {2}.")]
     public long MaxHighlightBytesPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxHighlightBytesPerUser;
 
-    /// <summary>The most live collections one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).</summary>
+    /// <summary>
+    /// The most live collections one user may hold; a push that would add past it is refused whole (REST 409, gRPC FAILED_PRECONDITION).
+    /// </summary>
     [Range(1, 100_000, ErrorMessage = "Sync:MaxCollectionsPerUser must be from {1} to {2}.")]
     public int MaxCollectionsPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxCollectionsPerUser;
 
@@ -55,11 +61,16 @@ public sealed class SyncOptions
     [Range(typeof(long), "1000", "1000000000", ErrorMessage = "Sync:MaxTombstonesPerUser must be from {1} to {2}.")]
     public long MaxTombstonesPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxTombstonesPerUser;
 
-    /// <summary>The most collections one user may have stored, live and deleted (kept until the purge) together; past it as above.</summary>
+    /// <summary>
+    /// The most collections one user may have stored, live and deleted (kept until the purge) together; past it as above.
+    /// </summary>
     [Range(1, 1_000_000, ErrorMessage = "Sync:MaxStoredCollectionsPerUser must be from {1} to {2}.")]
     public int MaxStoredCollectionsPerUser { get; set; } = Domain.Requests.SyncSettings.DefaultMaxStoredCollectionsPerUser;
 
-    /// <summary>The most membership registers (books added or removed, each kept so a stale add cannot undo a removal) one collection may keep; past it as above.</summary>
+    /// <summary>
+    /// The most membership registers (books added or removed, each kept so a stale add cannot undo a removal) one collection may keep; past
+    /// it as above.
+    /// </summary>
     [Range(1, 1_000_000, ErrorMessage = "Sync:MaxBookRegistersPerCollection must be from {1} to {2}.")]
     public int MaxBookRegistersPerCollection { get; set; } = Domain.Requests.SyncSettings.DefaultMaxBookRegistersPerCollection;
 
@@ -130,7 +141,9 @@ public sealed class SyncOptions
     [Range(10, 60_000, ErrorMessage = "Sync:DevicePositionFlushMs must be from {1} to {2}.")]
     public int DevicePositionFlushMs { get; set; } = 1_000;
 
-    /// <summary>Devices whose pulls an instance holds unwritten at most; past it a pull's record is dropped (and counted) until the next write.</summary>
+    /// <summary>
+    /// Devices whose pulls an instance holds unwritten at most; past it a pull's record is dropped (and counted) until the next write.
+    /// </summary>
     [Range(100, 10_000_000, ErrorMessage = "Sync:MaxPendingDevicePositions must be from {1} to {2}.")]
     public int MaxPendingDevicePositions { get; set; } = 200_000;
 }

@@ -161,7 +161,8 @@ public sealed partial class DevicePositionWriter(
     {
         try
         {
-            await store.RecordPullsAsync(pulls, DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock), cancellationToken)
+            await store.RecordPullsAsync(
+                pulls, DeviceBounds.Now(settings.MaxDevicesPerUser, settings.RevocationLifetime, clock), cancellationToken)
                 .ConfigureAwait(false);
             return true;
         }
@@ -228,6 +229,8 @@ public sealed partial class DevicePositionWriter(
     [LoggerMessage(Level = LogLevel.Warning, Message = "Writing {Count} devices' pulls failed; they are kept for the next write")]
     private static partial void LogFailed(ILogger logger, Exception error, int count);
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "{Dropped} devices' pulls were not recorded: {Max} devices were waiting to be written (Sync:MaxPendingDevicePositions)")]
+    [LoggerMessage(
+        Level = LogLevel.Warning,
+        Message = "{Dropped} devices' pulls were not recorded: {Max} devices were waiting to be written (Sync:MaxPendingDevicePositions)")]
     private static partial void LogDropped(ILogger logger, long dropped, int max);
 }

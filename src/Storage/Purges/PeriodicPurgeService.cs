@@ -67,8 +67,12 @@ public abstract class PeriodicPurgeService(
 /// <summary>The batch loop of a purge: one statement per short transaction, until a batch comes back short.</summary>
 public static class PurgeBatches
 {
-    /// <summary>Runs batches of <paramref name="sql"/> (parameters: the cutoff, the batch size) until one deletes fewer than <paramref name="batchSize"/>; returns how many in all.</summary>
-    public static async Task<int> RunAsync(NpgsqlDataSource dataSource, string sql, DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
+    /// <summary>
+    /// Runs batches of <paramref name="sql"/> (parameters: the cutoff, the batch size) until one deletes fewer than
+    /// <paramref name="batchSize"/>; returns how many in all.
+    /// </summary>
+    public static async Task<int> RunAsync(
+        NpgsqlDataSource dataSource, string sql, DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(batchSize, 1);
         var total = 0;
@@ -84,7 +88,8 @@ public static class PurgeBatches
     }
 
     /// <summary>One batch, one transaction; returns how many rows it deleted.</summary>
-    private static async Task<int> RunOneAsync(NpgsqlDataSource dataSource, string sql, DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
+    private static async Task<int> RunOneAsync(
+        NpgsqlDataSource dataSource, string sql, DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken)
     {
         await using var command = dataSource.CreateCommand(sql);
         command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = cutoff.ToUniversalTime() });

@@ -10,7 +10,9 @@ namespace Kobo.Sync.Storage.Purges;
 /// </summary>
 public sealed class RevocationPurge(NpgsqlDataSource dataSource)
 {
-    /// <summary>Removes the revocations made before <paramref name="cutoff"/>, batch by batch until a batch comes back short; returns how many.</summary>
+    /// <summary>
+    /// Removes the revocations made before <paramref name="cutoff"/>, batch by batch until a batch comes back short; returns how many.
+    /// </summary>
     public async Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
         await PurgeBatches.RunAsync(dataSource, DeviceQueries.PurgeRevocations, cutoff, batchSize, cancellationToken).ConfigureAwait(false)
         + await PurgeBatches.RunAsync(dataSource, KoboLinkQueries.PurgeRevoked, cutoff, batchSize, cancellationToken).ConfigureAwait(false);

@@ -3,7 +3,10 @@ using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.Storage.Purges;
 
-/// <summary>Runs <see cref="TombstonePurge"/> for the tombstones older than <c>Sync:TombstoneRetentionDays</c> (see <see cref="PeriodicPurgeService"/>).</summary>
+/// <summary>
+/// Runs <see cref="TombstonePurge"/> for the tombstones older than <c>Sync:TombstoneRetentionDays</c> (see
+/// <see cref="PeriodicPurgeService"/>).
+/// </summary>
 public sealed partial class TombstonePurgeService(
     TombstonePurge purge,
     StorageReadiness readiness,
@@ -11,7 +14,8 @@ public sealed partial class TombstonePurgeService(
     TimeProvider clock,
     ILogger<TombstonePurgeService> logger) : PeriodicPurgeService(readiness, options, clock, logger)
 {
-    protected override DateTimeOffset Cutoff(DateTimeOffset now, SyncOptions settings) => now - TimeSpan.FromDays(settings.TombstoneRetentionDays);
+    protected override DateTimeOffset Cutoff(
+        DateTimeOffset now, SyncOptions settings) => now - TimeSpan.FromDays(settings.TombstoneRetentionDays);
 
     protected override Task<int> PurgeAsync(DateTimeOffset cutoff, int batchSize, CancellationToken cancellationToken) =>
         purge.PurgeAsync(cutoff, batchSize, cancellationToken);

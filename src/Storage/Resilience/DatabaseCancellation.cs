@@ -30,12 +30,17 @@ namespace Kobo.Sync.Storage.Resilience;
 /// </summary>
 public static class DatabaseCancellation
 {
-    /// <summary>Dedicated threads sending cancel requests; several, so that an unreachable node does not hold up the cancellations meant for the others.</summary>
+    /// <summary>
+    /// Dedicated threads sending cancel requests; several, so that an unreachable node does not hold up the cancellations meant for the
+    /// others.
+    /// </summary>
     public const int Cancellers = 4;
 
     private static readonly BlockingCollection<CancellationTokenSource> Pending;
 
-    /// <summary>An explicit static constructor: the cancellers start, and the pool's minimum rises, on the first use of any member.</summary>
+    /// <summary>
+    /// An explicit static constructor: the cancellers start, and the pool's minimum rises, on the first use of any member.
+    /// </summary>
     static DatabaseCancellation()
     {
         Pending = StartCancellers();
@@ -79,7 +84,8 @@ public static class DatabaseCancellation
         }
         catch (OperationCanceledException) when (!running.IsCompleted)
         {
-            _ = running.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
+            _ = running.ContinueWith(
+                static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted, TaskScheduler.Default);
             throw;
         }
     }
@@ -116,7 +122,8 @@ public static class DatabaseCancellation
     }
 
     /// <summary>The token handed to a command, and its link to the request's token.</summary>
-    public readonly struct DetachedCancellation(CancellationToken followed, CancellationTokenSource source, CancellationTokenRegistration registration) : IDisposable
+    public readonly struct DetachedCancellation(
+        CancellationToken followed, CancellationTokenSource source, CancellationTokenRegistration registration) : IDisposable
     {
         public CancellationToken Token => source?.Token ?? CancellationToken.None;
 

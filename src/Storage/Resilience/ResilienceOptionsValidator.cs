@@ -11,6 +11,7 @@ public sealed class ResilienceOptionsValidator : IValidateOptions<ResilienceOpti
     public ValidateOptionsResult Validate(string? name, ResilienceOptions options) =>
         options.BreakerFailureRatio is <= 0 or > 1
             ? ValidateOptionsResult.Fail(
-                $"{ResilienceOptions.SectionName}:{nameof(ResilienceOptions.BreakerFailureRatio)} must be above 0 and at most 1 (was {options.BreakerFailureRatio}).")
+                $"{ResilienceOptions.SectionName}:{nameof(ResilienceOptions.BreakerFailureRatio)} must be above 0 and at most 1 (was " +
+                $"{options.BreakerFailureRatio}).")
             : ValidateOptionsResult.Success;
 }

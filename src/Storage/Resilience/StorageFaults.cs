@@ -43,7 +43,9 @@ public static class StorageFaults
     public static bool CountsAgainstTheDatabase(Exception exception, CancellationToken caller) =>
         IsTransient(exception) || (exception is OperationCanceledException && !caller.IsCancellationRequested);
 
-    /// <summary>Npgsql's message (it has no exception type of its own) when no host of a multi-host list can serve the session kind asked for.</summary>
+    /// <summary>
+    /// Npgsql's message (it has no exception type of its own) when no host of a multi-host list can serve the session kind asked for.
+    /// </summary>
     private const string NoSuitableHost = "No suitable host was found.";
 
     private static bool IsTransientSqlState(string state) =>

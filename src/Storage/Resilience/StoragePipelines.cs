@@ -47,12 +47,16 @@ public sealed class StoragePipelines
     /// </summary>
     public const string IdempotentWrite = "storage-idempotent-write";
 
-    /// <summary>A read that must see the primary (a sync pull reads after the device's own writes): retried, behind the primary's circuit.</summary>
+    /// <summary>
+    /// A read that must see the primary (a sync pull reads after the device's own writes): retried, behind the primary's circuit.
+    /// </summary>
     public const string PrimaryRead = "storage-primary-read";
 
     private static readonly ResiliencePropertyKey<CancellationToken> CallerToken = new("kobo.caller-token");
 
-    /// <summary>gRPC callers with a shorter deadline keep it: the binding's own deadline fires first and answers DEADLINE_EXCEEDED.</summary>
+    /// <summary>
+    /// gRPC callers with a shorter deadline keep it: the binding's own deadline fires first and answers DEADLINE_EXCEEDED.
+    /// </summary>
     private static readonly TimeSpan MinimumTimeout = TimeSpan.FromMilliseconds(1);
 
     private readonly FrozenDictionary<string, ResiliencePipeline<object?>> _pipelines;
@@ -68,7 +72,8 @@ public sealed class StoragePipelines
     /// (<see cref="StorageFaults.IsStatementOutOfStep"/>), before the call is tried again.
     /// </param>
     public StoragePipelines(
-        IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock, bool separateReadSource = false, Action? dropConnections = null)
+        IOptions<ResilienceOptions> options, IResilienceEvents events, TimeProvider clock,
+        bool separateReadSource = false, Action? dropConnections = null)
     {
         _options = options.Value;
         _clock = clock;
@@ -81,7 +86,10 @@ public sealed class StoragePipelines
         var pipelines = new Dictionary<string, ResiliencePipeline<object?>>();
         var callerShaped = new Dictionary<string, ResiliencePipeline<object?>>();
         var circuits = new Dictionary<string, CircuitBreakerStateProvider>();
-        foreach (var (name, retries) in new[] { (PointRead, true), (RangeRead, true), (Write, false), (IdempotentWrite, true), (PrimaryRead, true) })
+        foreach (var (name, retries) in new[]
+        {
+            (PointRead, true), (RangeRead, true), (Write, false), (IdempotentWrite, true), (PrimaryRead, true),
+        })
         {
             var reads = name is PointRead or RangeRead;
             pipelines[name] = Build(name, retries, reads ? readBreaker : breaker, events);
@@ -109,12 +117,19 @@ public sealed class StoragePipelines
         string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
         RunCoreAsync(name, CallCost.Bounded, state, call, detach: true, cancellationToken);
 
-    /// <summary><see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call of the given <see cref="CallCost"/>.</summary>
+    /// <summary>
+    /// <see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a
+    /// call of the given <see cref="CallCost"/>.
+    /// </summary>
     public Task<TResult> RunAsync<TResult, TState>(
-        string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
+        string name, CallCost cost, TState state,
+        Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
         RunCoreAsync(name, cost, state, call, detach: true, cancellationToken);
 
-    /// <summary><see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call that returns nothing.</summary>
+    /// <summary>
+    /// <see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a
+    /// call that returns nothing.
+    /// </summary>
     public Task RunAsync<TState>(
         string name, TState state, Func<TState, CancellationToken, Task> call, CancellationToken cancellationToken) =>
         RunCoreAsync(
@@ -127,22 +142,27 @@ public sealed class StoragePipelines
             detach: true, cancellationToken);
 
     /// <summary>
-    /// <see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call through the read coalescer, which is given the pipeline's token
-    /// as it is. The coalescer already does what <see cref="DatabaseCancellation"/> would: a read
-    /// whose token fires returns at once, and a batch nobody waits for any more is cancelled on a
-    /// canceller thread, never on the thread that fired the token.
+    /// <see cref="RunAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a
+    /// call through the read coalescer, which is given the pipeline's token as it is. The coalescer already does what
+    /// <see cref="DatabaseCancellation"/> would: a read whose token fires returns at once, and a batch nobody waits for any more is
+    /// cancelled on a canceller thread, never on the thread that fired the token.
     /// </summary>
     public Task<TResult> RunCoalescedAsync<TResult, TState>(
         string name, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
         RunCoreAsync(name, CallCost.Bounded, state, call, detach: false, cancellationToken);
 
-    /// <summary><see cref="RunCoalescedAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/> for a call of the given <see cref="CallCost"/>.</summary>
+    /// <summary>
+    /// <see cref="RunCoalescedAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/>
+    /// for a call of the given <see cref="CallCost"/>.
+    /// </summary>
     public Task<TResult> RunCoalescedAsync<TResult, TState>(
-        string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
+        string name, CallCost cost, TState state,
+        Func<TState, CancellationToken, Task<TResult>> call, CancellationToken cancellationToken) =>
         RunCoreAsync(name, cost, state, call, detach: false, cancellationToken);
 
     private async Task<TResult> RunCoreAsync<TResult, TState>(
-        string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call, bool detach, CancellationToken cancellationToken)
+        string name, CallCost cost, TState state, Func<TState, CancellationToken, Task<TResult>> call,
+        bool detach, CancellationToken cancellationToken)
     {
         ResiliencePipeline<object?> pipeline;
         if (cost == CallCost.CallerShaped)
@@ -152,7 +172,8 @@ public sealed class StoragePipelines
             if (_circuits[name].CircuitState != CircuitState.Closed)
             {
                 RequestBudget.MarkCircuitRejected();
-                throw new StorageUnavailableException("The database is unavailable; calls are refused until it answers again.", BreakDuration);
+                throw new StorageUnavailableException(
+                    "The database is unavailable; calls are refused until it answers again.", BreakDuration);
             }
 
             pipeline = _callerShaped[name];
@@ -176,7 +197,8 @@ public sealed class StoragePipelines
         catch (BrokenCircuitException e)
         {
             RequestBudget.MarkCircuitRejected();
-            throw new StorageUnavailableException("The database is unavailable; calls are refused until it answers again.", e.RetryAfter ?? BreakDuration, e);
+            throw new StorageUnavailableException(
+                "The database is unavailable; calls are refused until it answers again.", e.RetryAfter ?? BreakDuration, e);
         }
         catch (TimeoutRejectedException e) when (cancellationToken.IsCancellationRequested)
         {

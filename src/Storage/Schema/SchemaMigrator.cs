@@ -64,7 +64,8 @@ public sealed class SchemaMigrator(NpgsqlDataSource dataSource, ILogger<SchemaMi
                 if (!string.Equals(checksum, migration.Checksum, StringComparison.Ordinal))
                 {
                     throw new InvalidOperationException(
-                        $"Migration {migration.Name} was changed after it was applied (checksum {checksum} in schema_migrations, {migration.Checksum} now). Add a new migration instead.");
+                        $"Migration {migration.Name} was changed after it was applied (checksum {checksum} in schema_migrations, " +
+                        $"{migration.Checksum} now). Add a new migration instead.");
                 }
 
                 continue;

@@ -1,13 +1,15 @@
 namespace Kobo.Sync.Storage.Sql;
 
 /// <summary>
-/// The user's change sequence: numbers taken for a write and where the sequence stands. Every write of a user's sync data starts with <see cref="TakeChangeSeq"/>: the user's
-/// row lock it takes is held to commit, so a user's writes commit in the order of their sequence numbers
-/// and a pull by "(seq, id) after the token" cannot skip one (see Migrations/0002_device_sync.sql).
+/// The user's change sequence: numbers taken for a write and where the sequence stands. Every write of a user's sync data starts with
+/// <see cref="TakeChangeSeq"/>: the user's row lock it takes is held to commit, so a user's writes commit in the order of their sequence
+/// numbers and a pull by "(seq, id) after the token" cannot skip one (see Migrations/0002_device_sync.sql).
 /// </summary>
 public static class ChangeSeqQueries
 {
-    /// <summary>$1 user_no, $2 how many numbers to reserve. Returns the last reserved number; no row when the user does not exist.</summary>
+    /// <summary>
+    /// $1 user_no, $2 how many numbers to reserve. Returns the last reserved number; no row when the user does not exist.
+    /// </summary>
     public const string TakeChangeSeq = "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq";
 
     /// <summary>
@@ -16,7 +18,8 @@ public static class ChangeSeqQueries
     /// user's can change them before this push's own change does.
     /// </summary>
     public const string TakeChangeSeqForHighlights =
-        "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq, highlight_count, highlight_bytes, tombstone_count";
+        "UPDATE users SET change_seq = change_seq + $2 WHERE user_no = $1 RETURNING change_seq, highlight_count, highlight_bytes, " +
+        "tombstone_count";
 
     /// <summary>
     /// Ends a write's transaction as the last statement of its last batch, so that the commit costs no

@@ -26,7 +26,9 @@ public static class ChangeSequences
         return await command.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) as long?;
     }
 
-    /// <summary>Where the user's change sequence stands: every change numbered up to it is committed. Null when the user does not exist.</summary>
+    /// <summary>
+    /// Where the user's change sequence stands: every change numbered up to it is committed. Null when the user does not exist.
+    /// </summary>
     public static async Task<long?> ReadCommittedAsync(NpgsqlDataSource dataSource, UserNo user, CancellationToken cancellationToken)
     {
         await using var command = dataSource.CreateCommand(ChangeSeqQueries.CommittedSeq);

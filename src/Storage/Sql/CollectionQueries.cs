@@ -11,7 +11,9 @@ namespace Kobo.Sync.Storage.Sql;
 /// </summary>
 public static class CollectionQueries
 {
-    /// <summary>The columns of a collection as devices see it, in this order: id, name, deleted, created_at, modified_at, books, created_seq.</summary>
+    /// <summary>
+    /// The columns of a collection as devices see it, in this order: id, name, deleted, created_at, modified_at, books, created_seq.
+    /// </summary>
     private const string ViewColumns = """
         c.collection_id, c.name, c.deleted, c.created_at, c.modified_at,
         CASE WHEN c.deleted THEN '{}'::bigint[] ELSE coalesce(
@@ -57,7 +59,9 @@ public static class CollectionQueries
             modified_at = EXCLUDED.modified_at, seq = EXCLUDED.seq, updated_at = now()
         """;
 
-    /// <summary>$1 user_no, $2 collection_id, then one array per column: $3 book_no, $4 present, $5 at. Stores the changed membership registers.</summary>
+    /// <summary>
+    /// $1 user_no, $2 collection_id, then one array per column: $3 book_no, $4 present, $5 at. Stores the changed membership registers.
+    /// </summary>
     public const string StoreBooks = """
         INSERT INTO collection_books AS b (user_no, collection_id, book_no, present, at)
         SELECT $1, $2, r.book_no, r.present, r.at
@@ -109,7 +113,9 @@ public static class CollectionQueries
         LIMIT $3
         """;
 
-    /// <summary>$1 user_no, $2 collection_id. No row when the user does not exist; a null id when the collection does not. Columns: the view's.</summary>
+    /// <summary>
+    /// $1 user_no, $2 collection_id. No row when the user does not exist; a null id when the collection does not. Columns: the view's.
+    /// </summary>
     public const string Get = "SELECT " + ViewColumns + """
 
         FROM users u
@@ -117,7 +123,9 @@ public static class CollectionQueries
         WHERE u.user_no = $1
         """;
 
-    /// <summary>$1 user_no. Read after the change pages, as the highlights' horizon: the purged collection tombstones' highest seq (0 when none).</summary>
+    /// <summary>
+    /// $1 user_no. Read after the change pages, as the highlights' horizon: the purged collection tombstones' highest seq (0 when none).
+    /// </summary>
     public const string PurgeHorizon = "SELECT coalesce((SELECT collections_seq FROM sync_purge_horizons WHERE user_no = $1), 0)";
 
     /// <summary>$1 user_no, $2 name. The live collection of that name, the first by id.</summary>

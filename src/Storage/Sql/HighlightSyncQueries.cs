@@ -8,9 +8,13 @@ namespace Kobo.Sync.Storage.Sql;
 /// </summary>
 public static class HighlightSyncQueries
 {
-    /// <summary>$1 user_no, $2 change of the live highlight count, $3 change of their bytes, $4 change of the tombstones. In the push's transaction, beside its store.</summary>
+    /// <summary>
+    /// $1 user_no, $2 change of the live highlight count, $3 change of their bytes, $4 change of the tombstones. In the push's transaction,
+    /// beside its store.
+    /// </summary>
     public const string ChangeHoldings =
-        "UPDATE users SET highlight_count = highlight_count + $2, highlight_bytes = highlight_bytes + $3, tombstone_count = tombstone_count + $4 WHERE user_no = $1";
+        "UPDATE users SET highlight_count = highlight_count + $2, highlight_bytes = highlight_bytes + $3, " +
+        "tombstone_count = tombstone_count + $4 WHERE user_no = $1";
 
     /// <summary>
     /// Sets every user's holdings from the highlights stored: for the seeders, which load highlights
@@ -72,8 +76,8 @@ public static class HighlightSyncQueries
     /// Of those rows, the first two and then each whose predecessors measure at most $5 together (the
     /// running sum through the row, less the row), each measured as <c>SyncChange.PageBytes</c> measures a
     /// highlight change (<see cref="PageBudget.ItemOverheadBytes"/> plus the UTF-8 length of id, text, note
-    /// and location; the database's encoding is UTF-8): a page of large highlights reads only the ones it may send. <c>octet_length</c> reads a stored value's length without
-    /// decompressing it, and rows left out are never sent, so a large text costs only when delivered.
+    /// and location; the database's encoding is UTF-8): a page of large highlights reads only the ones it may send. <c>octet_length</c>
+    /// reads a stored value's length without decompressing it, and rows left out are never sent, so a large text costs only when delivered.
     /// Measured on the demo heavy user on a loaded 2-core box: a 1,001-row page of short highlights
     /// 0.68 ms without the measure, 1.12 ms with it (medians); a 101-row page 0.10-0.27 ms, 0.32 ms.
     /// Columns: seq, id, text, start, length, color, note, created_at, modified_at, version, deleted, location.

@@ -66,7 +66,9 @@ public static class KoreaderQueries
         WHERE c.username = $1
         """;
 
-    /// <summary>$1 user_no. First row: whether the user exists; then the logins, newest first: username, device_id, created_at, revoked_at.</summary>
+    /// <summary>
+    /// $1 user_no. First row: whether the user exists; then the logins, newest first: username, device_id, created_at, revoked_at.
+    /// </summary>
     public static readonly string List = $"""
         SELECT NULL::text, NULL::text, NULL::timestamptz, NULL::timestamptz, EXISTS (SELECT 1 FROM users WHERE user_no = $1)
         UNION ALL
@@ -117,7 +119,8 @@ public static class KoreaderQueries
         """;
 
     /// <summary>KOReader's part of a state, after <see cref="ReadingStateQueries.StateColumns"/>.</summary>
-    public const string MarkColumns = "koreader_progress, koreader_percentage, koreader_device, koreader_device_id, koreader_identifiers, koreader_at";
+    public const string MarkColumns = "koreader_progress, koreader_percentage, koreader_device, koreader_device_id, " +
+        "koreader_identifiers, koreader_at";
 
     /// <summary>$1 user_no, $2 book_no: as <see cref="ReadingStateQueries.Load"/>, then <see cref="MarkColumns"/>.</summary>
     public const string LoadBook = $"""
@@ -129,7 +132,10 @@ public static class KoreaderQueries
         WHERE u.user_no = $1
         """;
 
-    /// <summary>$1 user_no, $2 book_no, then the six <see cref="MarkColumns"/>. Runs after <see cref="ReadingStateQueries.Store"/> in its transaction.</summary>
+    /// <summary>
+    /// $1 user_no, $2 book_no, then the six <see cref="MarkColumns"/>. Runs after <see cref="ReadingStateQueries.Store"/> in its
+    /// transaction.
+    /// </summary>
     public const string StoreMark = """
         UPDATE reading_states SET koreader_progress = $3, koreader_percentage = $4, koreader_device = $5,
                                   koreader_device_id = $6, koreader_identifiers = $7, koreader_at = $8

@@ -6,7 +6,9 @@ namespace Kobo.Sync.Storage.Sql;
 /// </summary>
 public static class OwnershipQueries
 {
-    /// <summary>The user's ownership rows (<c>ub</c>), each joined to its book (<c>b</c>, null columns when the catalogue lacks it).</summary>
+    /// <summary>
+    /// The user's ownership rows (<c>ub</c>), each joined to its book (<c>b</c>, null columns when the catalogue lacks it).
+    /// </summary>
     public const string OwnedBooks = """
         FROM users_books ub
         LEFT JOIN books b ON b.book_no = ub.book_no
@@ -22,14 +24,18 @@ public static class OwnershipQueries
         LIMIT $4
         """;
 
-    /// <summary>$1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. Columns: seq, book_no, title, author, removed, modified_at.</summary>
+    /// <summary>
+    /// $1 user_no, $2 seq, $3 book_no (the position, exclusive), $4 limit. Columns: seq, book_no, title, author, removed, modified_at.
+    /// </summary>
     public const string EntitlementChanges = $"""
         SELECT ub.seq, ub.book_no, coalesce(b.title, ''), b.author, ub.removed_at IS NOT NULL, coalesce(ub.modified_at, ub.acquired_at)
         {OwnedBooks}
         {ChangesAfter}
         """;
 
-    /// <summary>$1 user_no, $2 book_no, $3 seq. Grants the book, or grants it again after a removal; no row when the book does not exist.</summary>
+    /// <summary>
+    /// $1 user_no, $2 book_no, $3 seq. Grants the book, or grants it again after a removal; no row when the book does not exist.
+    /// </summary>
     public const string Grant = """
         INSERT INTO users_books AS ub (user_no, book_no, acquired_at, seq, modified_at)
         SELECT $1, $2, now(), $3, now() FROM books WHERE book_no = $2

@@ -13,7 +13,8 @@ namespace Kobo.Sync.Storage.Sql;
 public static class TombstoneQueries
 {
     /// <summary>Also gives the users back the tombstones purged (<c>users.tombstone_count</c>, Sync:MaxTombstonesPerUser).</summary>
-    public static readonly string PurgeHighlights = PurgeBatch("highlights", "h", ["id"], null, "deleted_at", "highlights_seq", "tombstone_count");
+    public static readonly string PurgeHighlights = PurgeBatch(
+        "highlights", "h", ["id"], null, "deleted_at", "highlights_seq", "tombstone_count");
 
     public static readonly string PurgeCollections =
         PurgeBatch("collections", "c", ["user_no", "collection_id"], "deleted", "updated_at", "collections_seq", null);

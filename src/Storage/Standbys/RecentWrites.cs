@@ -64,7 +64,8 @@ public sealed class RecentWrites(TimeSpan window, TimeProvider clock, int maxUse
         {
             var now = clock.GetTimestamp();
             Rotate(now);
-            return (Math.Max(_current.GetValueOrDefault(user), _previous.GetValueOrDefault(user)), clock.GetElapsedTime(_coveredSince, now));
+            return (Math.Max(
+                _current.GetValueOrDefault(user), _previous.GetValueOrDefault(user)), clock.GetElapsedTime(_coveredSince, now));
         }
     }
 

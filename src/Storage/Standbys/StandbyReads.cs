@@ -30,7 +30,8 @@ public sealed class StandbyReads
     private readonly StorageMetrics? _metrics;
 
     /// <param name="standbys">The read source; null keeps every read on <paramref name="primary"/>.</param>
-    public StandbyReads(NpgsqlDataSource primary, NpgsqlDataSource? standbys, RecentWrites? writes, TimeSpan maxLag, StorageMetrics? metrics = null)
+    public StandbyReads(
+        NpgsqlDataSource primary, NpgsqlDataSource? standbys, RecentWrites? writes, TimeSpan maxLag, StorageMetrics? metrics = null)
     {
         _primary = primary;
         _standbys = standbys;
@@ -82,13 +83,16 @@ public sealed class StandbyReads
             : await read(_primary, null, state, cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>Where the user's change sequence stands (null: no such user), read as <see cref="ReadAsync"/> reads: one indexed read.</summary>
+    /// <summary>
+    /// Where the user's change sequence stands (null: no such user), read as <see cref="ReadAsync"/> reads: one indexed read.
+    /// </summary>
     public Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken) =>
         ReadAsync(user, written, user, static (source, check, user, ct) => check is null
             ? ChangeSequences.ReadCommittedAsync(source, user, ct)
             : ReadCommittedOnStandbyAsync(source, check, user, ct), cancellationToken);
 
-    private static async Task<long?> ReadCommittedOnStandbyAsync(NpgsqlDataSource source, StandbyCheck check, UserNo user, CancellationToken cancellationToken)
+    private static async Task<long?> ReadCommittedOnStandbyAsync(
+        NpgsqlDataSource source, StandbyCheck check, UserNo user, CancellationToken cancellationToken)
     {
         await using var connection = await source.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, user) } };

@@ -6,7 +6,9 @@ using Npgsql;
 
 namespace Kobo.Sync.Storage.Stores;
 
-/// <summary>The collection stream as every store that pulls it reads it: the sync store, the Kobo library store and the collection store.</summary>
+/// <summary>
+/// The collection stream as every store that pulls it reads it: the sync store, the Kobo library store and the collection store.
+/// </summary>
 public static class CollectionRows
 {
     /// <summary>

@@ -9,7 +9,9 @@ namespace Kobo.Sync.Storage.Stores;
 /// </summary>
 public static class CommitSignalling
 {
-    /// <summary>Commits, then tells <paramref name="signals"/> when <paramref name="changedUpTo"/> (the user's last change sequence written) is set.</summary>
+    /// <summary>
+    /// Commits, then tells <paramref name="signals"/> when <paramref name="changedUpTo"/> (the user's last change sequence written) is set.
+    /// </summary>
     public static async Task CommitAndSignalAsync(
         this NpgsqlTransaction transaction, ICommitSignals? signals, UserNo user, long? changedUpTo, CancellationToken cancellationToken)
     {

@@ -32,7 +32,10 @@ public static class DeviceCommands
     }
 
     /// <summary>Revocations in force since (<see cref="DeviceBounds.InForceSince"/>) as a parameter.</summary>
-    public static NpgsqlParameter<DateTimeOffset> InForceSince(DeviceBounds bounds) => new() { TypedValue = bounds.InForceSince.ToUniversalTime() };
+    public static NpgsqlParameter<DateTimeOffset> InForceSince(DeviceBounds bounds) => new()
+    {
+        TypedValue = bounds.InForceSince.ToUniversalTime(),
+    };
 
     /// <summary>
     /// Runs <paramref name="knownSql"/> (a known device's update: $1 user_no, $2 device_id, and $3
@@ -73,7 +76,8 @@ public static class DeviceCommands
     {
         batch.BatchCommands.Add(Lock(user));
         batch.BatchCommands.Add(OfDevice(
-            DeviceQueries.MakeRoomForDevice, user, deviceId, InForceSince(bounds), new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices }));
+            DeviceQueries.MakeRoomForDevice, user, deviceId, InForceSince(bounds),
+            new NpgsqlParameter<long> { TypedValue = bounds.MaxDevices }));
         batch.BatchCommands.Add(OfDevice(newSql, user, deviceId, more));
     }
 

@@ -25,7 +25,8 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var transaction = await connection.BeginTransactionAsync(cancellationToken).ConfigureAwait(false);
-        if (await ChangeSequences.TakeAsync(connection, transaction, user, ids.Count, cancellationToken).ConfigureAwait(false) is not { } lastSeq)
+        if (await ChangeSequences.TakeAsync(
+            connection, transaction, user, ids.Count, cancellationToken).ConfigureAwait(false) is not { } lastSeq)
         {
             return false;
         }
@@ -67,7 +68,10 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
                             new NpgsqlParameter<Guid> { TypedValue = state.Id },
                             new NpgsqlParameter<long[]> { TypedValue = [.. changed.Select(b => b.Value)] },
                             new NpgsqlParameter<bool[]> { TypedValue = [.. changed.Select(b => state.Books[b].Present)] },
-                            new NpgsqlParameter<DateTimeOffset[]> { TypedValue = [.. changed.Select(b => state.Books[b].At.ToUniversalTime())] },
+                            new NpgsqlParameter<DateTimeOffset[]>
+                            {
+                                TypedValue = [.. changed.Select(b => state.Books[b].At.ToUniversalTime())],
+                            },
                         },
                     });
                 }
@@ -138,13 +142,22 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
             {
                 new NpgsqlBatchCommand(CollectionQueries.LoadForWrite)
                 {
-                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value }, new NpgsqlParameter<Guid[]> { TypedValue = idArray } },
+                    Parameters = { new NpgsqlParameter<long>
+                    {
+                        TypedValue = user.Value,
+                    }, new NpgsqlParameter<Guid[]> { TypedValue = idArray } },
                 },
                 new NpgsqlBatchCommand(CollectionQueries.LoadBooksForWrite)
                 {
-                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value }, new NpgsqlParameter<Guid[]> { TypedValue = idArray } },
+                    Parameters = { new NpgsqlParameter<long>
+                    {
+                        TypedValue = user.Value,
+                    }, new NpgsqlParameter<Guid[]> { TypedValue = idArray } },
                 },
-                new NpgsqlBatchCommand(CollectionQueries.LiveCount) { Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } } },
+                new NpgsqlBatchCommand(CollectionQueries.LiveCount)
+                {
+                    Parameters = { new NpgsqlParameter<long> { TypedValue = user.Value } },
+                },
                 new NpgsqlBatchCommand(CollectionQueries.OwnedBooks)
                 {
                     Parameters =
@@ -156,7 +169,8 @@ public sealed class PostgresCollectionStore(NpgsqlDataSource dataSource, ICommit
             },
         };
         await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
-        var rows = new List<(Guid Id, string Name, DateTimeOffset NameAt, bool Deleted, DateTimeOffset LivenessAt, DateTimeOffset CreatedAt)>();
+        var rows =
+            new List<(Guid Id, string Name, DateTimeOffset NameAt, bool Deleted, DateTimeOffset LivenessAt, DateTimeOffset CreatedAt)>();
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
             rows.Add((reader.GetGuid(0), reader.GetString(1), reader.GetFieldValue<DateTimeOffset>(2), reader.GetBoolean(3),

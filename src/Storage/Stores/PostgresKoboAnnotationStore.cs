@@ -40,10 +40,12 @@ public sealed class PostgresKoboAnnotationStore(NpgsqlDataSource dataSource) : I
         return await ReadStatesAsync(command, cancellationToken).ConfigureAwait(false);
     }
 
-    public async Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string eReader, BookNo book, int limit, CancellationToken cancellationToken)
+    public async Task<KoboBookAnnotations> ReadBookAsync(
+        UserNo user, string eReader, BookNo book, int limit, CancellationToken cancellationToken)
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
-        await using var transaction = await connection.BeginTransactionAsync(System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
+        await using var transaction = await connection.BeginTransactionAsync(
+            System.Data.IsolationLevel.RepeatableRead, cancellationToken).ConfigureAwait(false);
         // One snapshot: the set and the state its ETag is made of must agree.
         await using var states = StatesCommand(connection, user, eReader, [book]);
         var state = (await ReadStatesAsync(states, cancellationToken).ConfigureAwait(false)).Single();
@@ -74,14 +76,18 @@ public sealed class PostgresKoboAnnotationStore(NpgsqlDataSource dataSource) : I
         return new KoboBookAnnotations(state, highlights);
     }
 
-    private static NpgsqlCommand StatesCommand(NpgsqlConnection connection, UserNo user, string eReader, IReadOnlyCollection<BookNo> books) =>
+    private static NpgsqlCommand StatesCommand(
+        NpgsqlConnection connection, UserNo user, string eReader, IReadOnlyCollection<BookNo> books) =>
         new(KoboAnnotationQueries.BookStates, connection)
         {
             Parameters =
             {
                 new NpgsqlParameter<long> { TypedValue = user.Value },
                 new NpgsqlParameter<string> { TypedValue = eReader },
-                new NpgsqlParameter { NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, Value = books.Select(b => b.Value).ToArray() },
+                new NpgsqlParameter
+                {
+                    NpgsqlDbType = NpgsqlDbType.Array | NpgsqlDbType.Bigint, Value = books.Select(b => b.Value).ToArray(),
+                },
             },
         };
 
@@ -92,7 +98,8 @@ public sealed class PostgresKoboAnnotationStore(NpgsqlDataSource dataSource) : I
         while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
         {
             states.Add(new KoboBookState(
-                new BookNo(reader.GetInt64(0)), reader.GetBoolean(1), reader.GetBoolean(2), reader.GetBoolean(3), reader.GetInt64(4), reader.GetInt32(5)));
+                new BookNo(reader.GetInt64(0)), reader.GetBoolean(1), reader.GetBoolean(2),
+                reader.GetBoolean(3), reader.GetInt64(4), reader.GetInt32(5)));
         }
 
         return states;

@@ -20,7 +20,8 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         _secretKey is { } known ? ValueTask.FromResult(known) : new ValueTask<byte[]>(ReadSecretKeyAsync(cancellationToken));
 
     public Task<KoboLinkCreation> CreateAsync(
-        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
+        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds,
+        DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
         CreateCoreAsync(dataSource, user, linkingDeviceId, secretHash, bounds, revokedFrom, cancellationToken);
 
     public Task<KoboLink?> LookUpAsync(byte[] secretHash, CancellationToken cancellationToken) =>
@@ -77,7 +78,8 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         var revoked = new List<byte[]>();
         do
         {
-            if (reader.FieldCount == 2 && reader.GetName(1) == "created_at" && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            if (reader.FieldCount == 2 && reader.GetName(1) == "created_at"
+                && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 outcome = reader.GetBoolean(0) ? KoboLinkOutcome.LinkingDeviceRevoked
                     : reader.IsDBNull(1) ? KoboLinkOutcome.NoSuchUser
@@ -96,7 +98,8 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         return new KoboLinkCreation(outcome, revoked);
     }
 
-    private static async Task<IReadOnlyList<KoboLinkView>?> ListCoreAsync(NpgsqlDataSource dataSource, UserNo user, CancellationToken cancellationToken)
+    private static async Task<IReadOnlyList<KoboLinkView>?> ListCoreAsync(
+        NpgsqlDataSource dataSource, UserNo user, CancellationToken cancellationToken)
     {
         await using var command = dataSource.CreateCommand(KoboLinkQueries.List);
         command.Parameters.Add(UserParameter(user));
@@ -119,7 +122,8 @@ public sealed class PostgresKoboLinkStore(NpgsqlDataSource dataSource) : IKoboLi
         }
 
         // UNION ALL does not promise its branches' order: the newest first, as the query reads them.
-        links.Sort(static (a, b) => b.CreatedAt.CompareTo(a.CreatedAt) is var byTime and not 0 ? byTime : string.CompareOrdinal(a.Id, b.Id));
+        links.Sort(
+            static (a, b) => b.CreatedAt.CompareTo(a.CreatedAt) is var byTime and not 0 ? byTime : string.CompareOrdinal(a.Id, b.Id));
         return exists ? links : null;
     }
 

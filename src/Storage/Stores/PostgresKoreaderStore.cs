@@ -39,7 +39,8 @@ public sealed class PostgresKoreaderStore(NpgsqlDataSource dataSource, ICommitSi
         var outcome = KoreaderCredentialOutcome.NoSuchUser;
         do
         {
-            if (reader.FieldCount == 2 && reader.GetName(1) == "created_at" && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
+            if (reader.FieldCount == 2 && reader.GetName(1) == "created_at"
+                && await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
             {
                 outcome = reader.GetBoolean(0) ? KoreaderCredentialOutcome.LinkingDeviceRevoked
                     : reader.IsDBNull(1) ? KoreaderCredentialOutcome.NoSuchUser
@@ -86,7 +87,10 @@ public sealed class PostgresKoreaderStore(NpgsqlDataSource dataSource, ICommitSi
                 reader.IsDBNull(3) ? null : reader.GetFieldValue<DateTimeOffset>(3)));
         }
 
-        logins.Sort(static (a, b) => b.CreatedAt.CompareTo(a.CreatedAt) is var byTime and not 0 ? byTime : string.CompareOrdinal(a.Username, b.Username));
+        logins.Sort(
+            static (a, b) => b.CreatedAt.CompareTo(a.CreatedAt) is var byTime and not 0
+                ? byTime
+                : string.CompareOrdinal(a.Username, b.Username));
         return exists ? logins : null;
     }
 
@@ -150,7 +154,8 @@ public sealed class PostgresKoreaderStore(NpgsqlDataSource dataSource, ICommitSi
             return false;
         }
 
-        var (access, stored, storedMark) = await LoadBookAsync(connection, transaction, user, book, cancellationToken).ConfigureAwait(false);
+        var (access, stored, storedMark) = await LoadBookAsync(
+            connection, transaction, user, book, cancellationToken).ConfigureAwait(false);
         if (access != BookAccess.Owned)
         {
             return false;
@@ -249,5 +254,8 @@ public sealed class PostgresKoreaderStore(NpgsqlDataSource dataSource, ICommitSi
 
     private static NpgsqlParameter<string[]> Digests(IReadOnlyList<string> digests) => new() { TypedValue = [.. digests] };
 
-    private static NpgsqlParameter Nullable(NpgsqlDbType type, object? value) => new() { NpgsqlDbType = type, Value = value ?? DBNull.Value };
+    private static NpgsqlParameter Nullable(NpgsqlDbType type, object? value) => new()
+    {
+        NpgsqlDbType = type, Value = value ?? DBNull.Value,
+    };
 }

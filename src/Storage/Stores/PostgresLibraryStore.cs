@@ -20,7 +20,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
 {
     private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
 
-    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+    public Task<LibraryChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         return _reads.ReadAsync(
@@ -38,7 +39,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
         ReadBookCoreAsync(dataSource, user, book, cancellationToken);
 
     private static async Task<LibraryChanges?> ReadChangesCoreAsync(
-        NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+        NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after,
+        int limit, long maxBytes, CancellationToken cancellationToken)
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var batch = new NpgsqlBatch(connection);
@@ -59,7 +61,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
 
         var books = await ChangeFeedBatch.ReadPageAsync(reader, r => Read(r, 1), cancellationToken).ConfigureAwait(false);
         var states = await ChangeFeedBatch.ReadPageAsync(reader, ReadState, cancellationToken).ConfigureAwait(false);
-        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => CollectionRows.Read(r, 1), cancellationToken).ConfigureAwait(false);
+        var collections = await ChangeFeedBatch.ReadPageAsync(
+            reader, r => CollectionRows.Read(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedCollectionSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
         return new LibraryChanges(books, states, committed) { Collections = collections, PurgedCollectionSeq = purgedCollectionSeq };
 
@@ -75,7 +78,8 @@ public sealed class PostgresLibraryStore(NpgsqlDataSource dataSource, StandbyRea
         }
     }
 
-    private static async Task<LibraryBook?> ReadBookCoreAsync(NpgsqlDataSource dataSource, UserNo user, BookNo book, CancellationToken cancellationToken)
+    private static async Task<LibraryBook?> ReadBookCoreAsync(
+        NpgsqlDataSource dataSource, UserNo user, BookNo book, CancellationToken cancellationToken)
     {
         await using var command = dataSource.CreateCommand(LibraryQueries.Book);
         command.Parameters.Add(new NpgsqlParameter<long> { TypedValue = user.Value });

@@ -15,15 +15,19 @@ namespace Kobo.Sync.Storage.Stores;
 /// A read goes to a standby only when it has the user's last write (<see cref="StandbyReads"/>), so a
 /// device reads its own put.
 /// </summary>
-public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null, StandbyReads? standbyReads = null)
+public sealed class PostgresReadingStateStore(
+    NpgsqlDataSource dataSource, ICommitSignals? signals = null, StandbyReads? standbyReads = null)
     : IReadingStateStore
 {
     private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
 
     public Task<ReadingStateLookup> GetAsync(UserNo user, BookNo book, CancellationToken cancellationToken) =>
-        _reads.ReadAsync(user, written: 0, (User: user, Book: book), static (source, check, a, ct) => GetAsync(source, check, a.User, a.Book, ct), cancellationToken);
+        _reads.ReadAsync(
+            user, written: 0, (User: user, Book: book),
+            static (source, check, a, ct) => GetAsync(source, check, a.User, a.Book, ct), cancellationToken);
 
-    private static async Task<ReadingStateLookup> GetAsync(NpgsqlDataSource source, StandbyCheck? check, UserNo user, BookNo book, CancellationToken cancellationToken)
+    private static async Task<ReadingStateLookup> GetAsync(
+        NpgsqlDataSource source, StandbyCheck? check, UserNo user, BookNo book, CancellationToken cancellationToken)
     {
         await using var connection = await source.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         if (check is null)
@@ -31,7 +35,10 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
             return await LoadAsync(connection, null, user, book, cancellationToken).ConfigureAwait(false);
         }
 
-        await using var batch = new NpgsqlBatch(connection) { BatchCommands = { StandbyCheck.FirstCommand(check, user), LoadCommand(user, book) } };
+        await using var batch = new NpgsqlBatch(connection)
+        {
+            BatchCommands = { StandbyCheck.FirstCommand(check, user), LoadCommand(user, book) },
+        };
         await using var reader = await batch.ExecutePreparedReaderAsync(cancellationToken).ConfigureAwait(false);
         await StandbyCheck.ReadFirstAsync(reader, check, cancellationToken).ConfigureAwait(false);
         return check.Refused || !await reader.NextResultAsync(cancellationToken).ConfigureAwait(false)
@@ -107,7 +114,9 @@ public sealed class PostgresReadingStateStore(NpgsqlDataSource dataSource, IComm
             return ReadingStateLookup.UnknownUser;
         }
 
-        return reader.GetBoolean(0) ? new ReadingStateLookup(BookAccess.Owned, ReadingStateRows.Read(reader, 1, book)) : ReadingStateLookup.NotOwned;
+        return reader.GetBoolean(0)
+            ? new ReadingStateLookup(BookAccess.Owned, ReadingStateRows.Read(reader, 1, book))
+            : ReadingStateLookup.NotOwned;
     }
 
     private static NpgsqlParameter Nullable(NpgsqlDbType type, object? value) =>

@@ -11,7 +11,10 @@ namespace Kobo.Sync.Storage.Stores;
 /// </summary>
 public sealed class PostgresRevocationReads(NpgsqlDataSource dataSource)
 {
-    /// <summary>Each device revoked at or after <paramref name="since"/>, handed to <paramref name="revoked"/>; the latest revocation time read, or <paramref name="since"/>.</summary>
+    /// <summary>
+    /// Each device revoked at or after <paramref name="since"/>, handed to <paramref name="revoked"/>; the latest revocation time read, or
+    /// <paramref name="since"/>.
+    /// </summary>
     public async Task<DateTimeOffset> RevokedDevicesSinceAsync(
         DateTimeOffset since, Action<UserNo, string, DateTimeOffset> revoked, CancellationToken cancellationToken)
     {
@@ -29,8 +32,11 @@ public sealed class PostgresRevocationReads(NpgsqlDataSource dataSource)
         return newest;
     }
 
-    /// <summary>The secret hashes of the links revoked at or after <paramref name="since"/>, with the newest revocation time among them.</summary>
-    public async Task<(List<byte[]> Hashes, DateTimeOffset? Newest)> RevokedLinksSinceAsync(DateTimeOffset since, CancellationToken cancellationToken)
+    /// <summary>
+    /// The secret hashes of the links revoked at or after <paramref name="since"/>, with the newest revocation time among them.
+    /// </summary>
+    public async Task<(List<byte[]> Hashes, DateTimeOffset? Newest)> RevokedLinksSinceAsync(
+        DateTimeOffset since, CancellationToken cancellationToken)
     {
         await using var command = dataSource.CreateCommand(KoboLinkQueries.RevokedSince);
         command.Parameters.Add(new NpgsqlParameter<DateTimeOffset> { TypedValue = since.ToUniversalTime() });

@@ -48,7 +48,8 @@ public sealed partial class PostgresSyncStore : IDeviceStore
         }
     }
 
-    public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken)
+    public async Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(
+        UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         await using var command = dataSource.CreateCommand(DeviceQueries.ListDevices);
@@ -92,7 +93,8 @@ public sealed partial class PostgresSyncStore : IDeviceStore
         await using var batch = dataSource.CreateBatch();
         batch.BatchCommands.Add(DeviceCommands.Lock(user));
         batch.BatchCommands.Add(DeviceCommands.OfDevice(
-            DeviceQueries.RevokeDevice, user, deviceId, DeviceCommands.InForceSince(bounds), new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked }));
+            DeviceQueries.RevokeDevice, user, deviceId, DeviceCommands.InForceSince(bounds),
+            new NpgsqlParameter<long> { TypedValue = bounds.MaxRevoked }));
         // The device's Kobo links are revoked with it, for good: the device's revocation lapses, theirs does not.
         batch.BatchCommands.Add(DeviceCommands.OfDevice(KoboLinkQueries.RevokeWithDevice, user, deviceId));
         // So are its KOReader logins.
@@ -100,7 +102,9 @@ public sealed partial class PostgresSyncStore : IDeviceStore
         await using var reader = await batch.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
         await reader.NextResultAsync(cancellationToken).ConfigureAwait(false);
         await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-        return (UserExists: reader.GetBoolean(0), Known: reader.GetBoolean(1), Revoked: !reader.IsDBNull(2), AtLimit: reader.GetBoolean(3)) switch
+        return (
+                UserExists: reader.GetBoolean(0), Known: reader.GetBoolean(1), Revoked: !reader.IsDBNull(2), AtLimit: reader.GetBoolean(3))
+            switch
         {
             { UserExists: false } => new Revocation(RevocationOutcome.UnknownUser),
             { Revoked: true } => new Revocation(RevocationOutcome.Revoked, reader.GetFieldValue<DateTimeOffset>(2)),

@@ -10,14 +10,16 @@ using Npgsql;
 namespace Kobo.Sync.Storage.Stores;
 
 /// <summary>
-/// Device sync on PostgreSQL (statements in <see cref="HighlightSyncQueries"/> and the other <c>Sql/*Queries</c>): a push is one transaction
-/// of two round trips: the first takes the user's change sequence (reading the user's highlight holdings with it) and locks and loads
-/// the highlights it touches; the second stores the decided states in one statement, the holdings' change beside it, and commits; a pull is one round trip of seven statements, on a standby when it has the user's last write (<see cref="StandbyReads"/>) (the reading states'
-/// stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction that
-/// wrote changes is told to <paramref name="signals"/> (live pull) once it has committed. The
+/// Device sync on PostgreSQL (statements in <see cref="HighlightSyncQueries"/> and the other <c>Sql/*Queries</c>): a push is one
+/// transaction of two round trips: the first takes the user's change sequence (reading the user's highlight holdings with it) and locks and
+/// loads the highlights it touches; the second stores the decided states in one statement, the holdings' change beside it, and commits; a
+/// pull is one round trip of seven statements, on a standby when it has the user's last write (<see cref="StandbyReads"/>) (the reading
+/// states' stream is <see cref="ReadingStateQueries.Changes"/>, the collections' <see cref="CollectionQueries.Changes"/>). A transaction
+/// that wrote changes is told to <paramref name="signals"/> (live pull) once it has committed. The
 /// devices are in <c>PostgresSyncStore.Devices.cs</c>.
 /// </summary>
-public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, ICommitSignals? signals = null, StandbyReads? standbyReads = null)
+public sealed partial class PostgresSyncStore(
+    NpgsqlDataSource dataSource, ICommitSignals? signals = null, StandbyReads? standbyReads = null)
     : ISyncStore
 {
     private readonly StandbyReads _reads = standbyReads ?? StandbyReads.PrimaryOnly(dataSource);
@@ -69,7 +71,8 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
         {
             // Commits in the same round trip as the store.
             await StoreAndCommitAsync(
-                connection, transaction, user, writes, HighlightHoldings.Change(stored, writes), lastSeq.Value - ids.Count, cancellationToken)
+                connection, transaction, user, writes, HighlightHoldings.Change(stored, writes),
+                lastSeq.Value - ids.Count, cancellationToken)
                 .ConfigureAwait(false);
             signals.SignalCommitted(user, lastSeq.Value - ids.Count + writes.Count);
         }
@@ -105,7 +108,8 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
     public Task<long?> ReadCommittedSeqAsync(UserNo user, long written, CancellationToken cancellationToken) =>
         _reads.ReadCommittedSeqAsync(user, written, cancellationToken);
 
-    public Task<StoredChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+    public Task<StoredChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(limit, 1);
         return _reads.ReadAsync(
@@ -117,7 +121,8 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
     }
 
     private static async Task<StoredChanges?> ReadChangesAsync(
-        NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken)
+        NpgsqlDataSource dataSource, StandbyCheck? check, UserNo user, SyncPosition after,
+        int limit, long maxBytes, CancellationToken cancellationToken)
     {
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken).ConfigureAwait(false);
         await using var batch = new NpgsqlBatch(connection)
@@ -140,13 +145,16 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
             return null;
         }
 
-        var highlights = await ChangeFeedBatch.ReadPageAsync(reader, r => ReadState(r, 1, withFieldTimes: false), cancellationToken).ConfigureAwait(false);
+        var highlights = await ChangeFeedBatch.ReadPageAsync(
+            reader, r => ReadState(r, 1, withFieldTimes: false), cancellationToken).ConfigureAwait(false);
         var entitlements = await ChangeFeedBatch.ReadPageAsync(
             reader,
-            r => new EntitlementState(r.GetInt64(1), r.GetString(2), NullableString(r, 3), r.GetBoolean(4), r.GetFieldValue<DateTimeOffset>(5)),
+            r => new EntitlementState(
+                r.GetInt64(1), r.GetString(2), NullableString(r, 3), r.GetBoolean(4), r.GetFieldValue<DateTimeOffset>(5)),
             cancellationToken).ConfigureAwait(false);
         var readingStates = await ChangeFeedBatch.ReadPageAsync(reader, ReadReadingState, cancellationToken).ConfigureAwait(false);
-        var collections = await ChangeFeedBatch.ReadPageAsync(reader, r => CollectionRows.Read(r, 1), cancellationToken).ConfigureAwait(false);
+        var collections = await ChangeFeedBatch.ReadPageAsync(
+            reader, r => CollectionRows.Read(r, 1), cancellationToken).ConfigureAwait(false);
         var purgedHighlightSeq = await ChangeFeedBatch.ReadNumberAsync(reader, cancellationToken).ConfigureAwait(false);
         return new StoredChanges(highlights, entitlements, committedSeq, purgedHighlightSeq)
         {
@@ -313,5 +321,7 @@ public sealed partial class PostgresSyncStore(NpgsqlDataSource dataSource, IComm
         reader.IsDBNull(ordinal) ? null : reader.GetString(ordinal);
 
     private static HighlightId ParseId(string id) =>
-        HighlightId.TryParse(id, out var parsed) ? parsed : throw new InvalidOperationException($"Stored highlight id '{id}' is malformed.");
+        HighlightId.TryParse(id, out var parsed)
+            ? parsed
+            : throw new InvalidOperationException($"Stored highlight id '{id}' is malformed.");
 }

@@ -8,7 +8,9 @@ namespace Kobo.Sync.Storage.Stores;
 /// <summary>A reading state as every store that reads one reads it: the reading-state, sync, Kobo library and KOReader stores.</summary>
 public static class ReadingStateRows
 {
-    /// <summary>A state read from <see cref="ReadingStateQueries.StateColumns"/> starting at <paramref name="first"/>; null when no group is stored.</summary>
+    /// <summary>
+    /// A state read from <see cref="ReadingStateQueries.StateColumns"/> starting at <paramref name="first"/>; null when no group is stored.
+    /// </summary>
     public static ReadingState? Read(NpgsqlDataReader reader, int first, BookNo book)
     {
         var position = reader.IsDBNull(first) ? null : new ReadingPosition(

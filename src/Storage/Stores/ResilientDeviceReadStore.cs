@@ -7,7 +7,8 @@ namespace Kobo.Sync.Storage.Stores;
 /// <summary>
 /// Runs the device reads in their storage pipelines: bounded by the request's budget, retried once or
 /// twice on a transient failure, cut off by the lag-tolerant reads' circuit. They go through the read
-/// coalescer, which is handed the pipeline's token as it is (<see cref="StoragePipelines.RunCoalescedAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/>).
+/// coalescer, which is handed the pipeline's token as it is
+/// (<see cref="StoragePipelines.RunCoalescedAsync{TResult, TState}(string, TState, Func{TState, CancellationToken, Task{TResult}}, CancellationToken)"/>).
 /// A page of more rows than a default page is sized by the device (<see cref="CallCosts"/>).
 /// </summary>
 public sealed class ResilientDeviceReadStore(PostgresDeviceReadStore store, StoragePipelines pipelines) : IDeviceReadStore

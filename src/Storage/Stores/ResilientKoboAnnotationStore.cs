@@ -32,7 +32,8 @@ public sealed class ResilientKoboAnnotationStore(PostgresKoboAnnotationStore sto
             static (s, ct) => s.store.ReadStatesAsync(s.user, s.eReader, s.books, ct),
             cancellationToken);
 
-    public Task<KoboBookAnnotations> ReadBookAsync(UserNo user, string eReader, BookNo book, int limit, CancellationToken cancellationToken) =>
+    public Task<KoboBookAnnotations> ReadBookAsync(
+        UserNo user, string eReader, BookNo book, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.PrimaryRead, CallCosts.OfRows(limit), (store, user, eReader, book, limit),
             static (s, ct) => s.store.ReadBookAsync(s.user, s.eReader, s.book, s.limit, ct),

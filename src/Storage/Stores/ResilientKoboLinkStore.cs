@@ -16,7 +16,8 @@ namespace Kobo.Sync.Storage.Stores;
 public sealed class ResilientKoboLinkStore(PostgresKoboLinkStore store, StoragePipelines pipelines) : IKoboLinkStore
 {
     public Task<KoboLinkCreation> CreateAsync(
-        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds, DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
+        UserNo user, string linkingDeviceId, byte[] secretHash, DeviceBounds bounds,
+        DateTimeOffset? revokedFrom, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.Write, (store, user, linkingDeviceId, secretHash, bounds, revokedFrom),
             static (s, ct) => s.store.CreateAsync(s.user, s.linkingDeviceId, s.secretHash, s.bounds, s.revokedFrom, ct),

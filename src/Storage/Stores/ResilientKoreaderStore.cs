@@ -24,7 +24,8 @@ public sealed class ResilientKoreaderStore(PostgresKoreaderStore store, StorageP
             cancellationToken);
 
     public Task<KoreaderCredential?> LookUpCredentialAsync(string username, CancellationToken cancellationToken) =>
-        DatabaseCancellation.RunAsync((store, username), static (s, ct) => s.store.LookUpCredentialAsync(s.username, ct), cancellationToken);
+        DatabaseCancellation.RunAsync(
+            (store, username), static (s, ct) => s.store.LookUpCredentialAsync(s.username, ct), cancellationToken);
 
     public Task<IReadOnlyList<KoreaderCredentialView>?> ListCredentialsAsync(UserNo user, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
@@ -52,7 +53,8 @@ public sealed class ResilientKoreaderStore(PostgresKoreaderStore store, StorageP
             cancellationToken);
 
     public Task<DateTimeOffset> StoreDocumentAsync(
-        UserNo user, string document, KoreaderPut put, IReadOnlyList<string> aliases, int maxDocuments, CancellationToken cancellationToken) =>
+        UserNo user, string document, KoreaderPut put, IReadOnlyList<string> aliases,
+        int maxDocuments, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.IdempotentWrite, (store, user, document, put, aliases, maxDocuments),
             static (s, ct) => s.store.StoreDocumentAsync(s.user, s.document, s.put, s.aliases, s.maxDocuments, ct),

@@ -5,10 +5,13 @@ using Kobo.Sync.Storage.Resilience;
 
 namespace Kobo.Sync.Storage.Stores;
 
-/// <summary>Runs library sync's reads in their storage pipeline, as <see cref="ResilientSyncStore"/> runs sync's: reads on the primary, retried.</summary>
+/// <summary>
+/// Runs library sync's reads in their storage pipeline, as <see cref="ResilientSyncStore"/> runs sync's: reads on the primary, retried.
+/// </summary>
 public sealed class ResilientLibraryStore(PostgresLibraryStore store, StoragePipelines pipelines) : ILibraryStore
 {
-    public Task<LibraryChanges?> ReadChangesAsync(UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
+    public Task<LibraryChanges?> ReadChangesAsync(
+        UserNo user, SyncPosition after, int limit, long maxBytes, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.PrimaryRead, (store, user, after, limit, maxBytes),
             static (s, ct) => s.store.ReadChangesAsync(s.user, s.after, s.limit, s.maxBytes, ct),

@@ -56,7 +56,8 @@ public sealed class ResilientSyncStore(PostgresSyncStore store, StoragePipelines
             cancellationToken);
 
 
-    public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken) =>
+    public Task<IReadOnlyList<DeviceView>?> ListDevicesAsync(
+        UserNo user, DevicePosition? after, int limit, CancellationToken cancellationToken) =>
         pipelines.RunAsync(
             StoragePipelines.PrimaryRead, CallCosts.OfRows(limit), (store, user, after, limit),
             static (s, ct) => s.store.ListDevicesAsync(s.user, s.after, s.limit, ct),

@@ -35,7 +35,8 @@ public sealed class StorageMetrics : IDisposable
             advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DatabaseBucketsSeconds });
         _standbyReads = _meter.CreateCounter<long>(
             "kobo.sync.standby.reads", "{read}",
-            "Device reads tried on a standby, by outcome: served there, or read again on the primary because the standby was behind the user's last write, lagged, or did not have the user.");
+            "Device reads tried on a standby, by outcome: served there, or read again on the primary because the standby was behind the " +
+            "user's last write, lagged, or did not have the user.");
     }
 
     /// <summary>One database operation; <paramref name="node"/> from <see cref="DatabaseNodes.Of"/> on its open connection.</summary>
