@@ -34,7 +34,8 @@ internal static class CollectionsApi
     }
 
     private static async Task<JsonHttpResult<CollectionPage>> ListCollections(
-        string userNo, string? pageSize, string? cursor, HttpContext context, CollectionSync collections, CancellationToken cancellationToken)
+        string userNo, string? pageSize, string? cursor, HttpContext context,
+        CollectionSync collections, CancellationToken cancellationToken)
     {
         var list = await collections.ListAsync(
             context.Caller(), RequestIds.User(userNo), DeviceRequest.PageSize(pageSize), cursor, cancellationToken);
@@ -53,7 +54,9 @@ internal static class CollectionsApi
     {
         var result = await collections.PushAsync(
             context.Caller(), RequestIds.User(userNo), body?.Changes?.Select(c => c?.ToDomain()).ToArray(), cancellationToken);
-        return TypedResults.Json(new CollectionPushResponse(result.Results, result.Collections, result.OmittedCollectionIds), SyncJsonContext.Default.CollectionPushResponse);
+        return TypedResults.Json(
+            new CollectionPushResponse(result.Results, result.Collections, result.OmittedCollectionIds),
+            SyncJsonContext.Default.CollectionPushResponse);
     }
 }
 

@@ -27,7 +27,8 @@ public sealed record PushedChangeJson(
     [property: JsonConverter(typeof(DeviceTextJsonConverter))] string? Location = null)
 {
     public PushedChange ToDomain() => new(
-        Op, BookNo, Key, BaseVersion, Text, Start, Length, Color, Note, ModifiedAt is null ? null : DeviceTime.FromText(ModifiedAt), Location);
+        Op, BookNo, Key, BaseVersion, Text, Start, Length, Color, Note,
+        ModifiedAt is null ? null : DeviceTime.FromText(ModifiedAt), Location);
 
     /// <summary>
     /// Describes the fields the OpenAPI generator cannot see through: text read by a converter is a

@@ -41,7 +41,8 @@ internal static class ReadingStateApi
         var user = RequestIds.User(userNo);
         var book = RequestIds.Book(bookNo);
         var result = await states.PutAsync(caller, user, book, body?.ToDomain(), cancellationToken);
-        return TypedResults.Json(new ReadingStatePutResponse(result.Results, result.State), SyncJsonContext.Default.ReadingStatePutResponse);
+        return TypedResults.Json(
+            new ReadingStatePutResponse(result.Results, result.State), SyncJsonContext.Default.ReadingStatePutResponse);
     }
 }
 

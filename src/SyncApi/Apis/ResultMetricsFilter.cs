@@ -49,7 +49,8 @@ internal static class ResultMetricsFilter
     /// <summary>The value a handler answers with: <c>T</c> of <c>Task&lt;Ok&lt;T&gt;&gt;</c> and the like.</summary>
     private static Type? AnswerValueType(Type returned)
     {
-        if (returned.IsGenericType && (returned.GetGenericTypeDefinition() == typeof(Task<>) || returned.GetGenericTypeDefinition() == typeof(ValueTask<>)))
+        if (returned.IsGenericType
+            && (returned.GetGenericTypeDefinition() == typeof(Task<>) || returned.GetGenericTypeDefinition() == typeof(ValueTask<>)))
         {
             returned = returned.GetGenericArguments()[0];
         }

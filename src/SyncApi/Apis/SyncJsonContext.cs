@@ -4,7 +4,9 @@ using Kobo.Sync.Domain.Highlights;
 
 namespace Kobo.Sync.SyncApi.Apis;
 
-/// <summary>Compile-time JSON contracts of device sync; absent values (a tombstone's text, an entitlement's highlight fields) are left out.</summary>
+/// <summary>
+/// Compile-time JSON contracts of device sync; absent values (a tombstone's text, an entitlement's highlight fields) are left out.
+/// </summary>
 [JsonSourceGenerationOptions(JsonSerializerDefaults.Web, DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
 [JsonSerializable(typeof(PushRequest))]
 [JsonSerializable(typeof(PushResponse))]

@@ -29,7 +29,8 @@ public static class KoboExtensions
                 kobo.DemoContent ??= storage.Value.UsesEmbeddedServer && demo.Value.Seed);
 #else
             // A published service carries no demo books.
-            .Validate(kobo => kobo.DemoContent != true, "Kobo:DemoContent is on, and this build carries no demo content (a published service).");
+            .Validate(
+                kobo => kobo.DemoContent != true, "Kobo:DemoContent is on, and this build carries no demo content (a published service).");
 #endif
         builder.Services.AddSingleton<PostgresKoboLinkStore>();
         builder.Services.AddSingleton<IKoboLinkStore, ResilientKoboLinkStore>();

@@ -13,13 +13,16 @@ using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>KOReader's progress sync front: logins, their authentication, and the protocol's endpoints under <c>KOReader:PathPrefix</c>.</summary>
+/// <summary>
+/// KOReader's progress sync front: logins, their authentication, and the protocol's endpoints under <c>KOReader:PathPrefix</c>.
+/// </summary>
 public static class KoreaderExtensions
 {
     public static WebApplicationBuilder AddKoreader(this WebApplicationBuilder builder)
     {
         builder.Services.AddValidatedOptions<KoreaderOptions, KoreaderOptionsValidator>(KoreaderOptions.SectionName);
-        builder.Services.AddSingleton(sp => new PostgresKoreaderStore(sp.GetRequiredService<NpgsqlDataSource>(), StorageExtensions.CommitSignalsOf(sp)));
+        builder.Services.AddSingleton(
+            sp => new PostgresKoreaderStore(sp.GetRequiredService<NpgsqlDataSource>(), StorageExtensions.CommitSignalsOf(sp)));
         builder.Services.AddSingleton<IKoreaderStore, ResilientKoreaderStore>();
         builder.Services.AddSingleton<KoreaderLogins>();
         builder.Services.AddSingleton<IRevokedKoreaderLogins>(services => services.GetRequiredService<KoreaderLogins>());

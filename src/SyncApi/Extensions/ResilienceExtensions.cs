@@ -8,7 +8,9 @@ using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>Database call pipelines (timeout from the request budget, retry, circuit breaker), the per-request budget, the shutdown drain.</summary>
+/// <summary>
+/// Database call pipelines (timeout from the request budget, retry, circuit breaker), the per-request budget, the shutdown drain.
+/// </summary>
 public static class ResilienceExtensions
 {
     /// <summary>Idempotent: storage registers it too, since every database call runs in these pipelines.</summary>

@@ -23,7 +23,10 @@ using Kobo.Sync.DevServer;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 
-/// <summary>PostgreSQL storage: options, the embedded server of a development build when no connection string is set, the primary and read data sources, migrations, demo seed, reads, readiness.</summary>
+/// <summary>
+/// PostgreSQL storage: options, the embedded server of a development build when no connection string is set, the primary and read data
+/// sources, migrations, demo seed, reads, readiness.
+/// </summary>
 public static class StorageExtensions
 {
     public static WebApplicationBuilder AddStorage(this WebApplicationBuilder builder)

@@ -57,7 +57,8 @@ public static class TelemetryExtensions
             return builder;
         }
 
-        var version = typeof(TelemetryExtensions).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
+        var version = typeof(TelemetryExtensions).Assembly
+            .GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion;
         var otel = services.AddOpenTelemetry()
             .ConfigureResource(resource => resource.AddService(ResourceServiceName(), serviceVersion: version))
             .WithMetrics(metrics =>

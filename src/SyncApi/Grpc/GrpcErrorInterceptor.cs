@@ -41,7 +41,8 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
     }
 
     public override async Task ServerStreamingServerHandler<TRequest, TResponse>(
-        TRequest request, IServerStreamWriter<TResponse> responseStream, ServerCallContext context, ServerStreamingServerMethod<TRequest, TResponse> continuation)
+        TRequest request, IServerStreamWriter<TResponse> responseStream,
+        ServerCallContext context, ServerStreamingServerMethod<TRequest, TResponse> continuation)
     {
         NarrowBudget(context);
         try
@@ -55,11 +56,16 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
     }
 
     /// <summary>The status a domain exception maps to, or null for one the application does not know.</summary>
-    internal static RpcException? Classify(Exception exception) => RejectionKinds.Of(exception) is { } kind ? Rejected(kind, exception) : exception switch
+    internal static RpcException? Classify(Exception exception) => RejectionKinds.Of(exception) is { } kind
+        ? Rejected(kind, exception)
+        : exception switch
     {
         // The user's own devices fill its budget (as one device over its rate); anything else is the instance's.
         WaitRefusedException refused => new RpcException(
-            new Status(refused.Reason is WaitAdmission.UserFull or WaitAdmission.DeviceFull ? StatusCode.ResourceExhausted : StatusCode.Unavailable, refused.Message),
+            new Status(
+                refused.Reason is WaitAdmission.UserFull or WaitAdmission.DeviceFull
+                    ? StatusCode.ResourceExhausted
+                    : StatusCode.Unavailable, refused.Message),
             Pushback(refused.RetryAfter)),
         _ => null,
     };
@@ -67,7 +73,9 @@ internal sealed partial class GrpcErrorInterceptor(ILogger<GrpcErrorInterceptor>
     private static RpcException Rejected(RejectionKind kind, Exception exception)
     {
         var status = new Status(kind.GrpcStatus, kind.GrpcMessage(exception));
-        return kind.RetryAfter?.Invoke(exception) is { } retryAfter ? new RpcException(status, Pushback(retryAfter)) : new RpcException(status);
+        return kind.RetryAfter?.Invoke(exception) is { } retryAfter
+            ? new RpcException(status, Pushback(retryAfter))
+            : new RpcException(status);
     }
 
     internal static Metadata Pushback(TimeSpan retryAfter)

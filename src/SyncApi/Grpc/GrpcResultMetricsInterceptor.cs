@@ -28,7 +28,8 @@ internal sealed class GrpcResultMetricsInterceptor(SyncMetrics metrics) : Interc
     }
 
     public override Task ServerStreamingServerHandler<TRequest, TResponse>(
-        TRequest request, IServerStreamWriter<TResponse> responseStream, ServerCallContext context, ServerStreamingServerMethod<TRequest, TResponse> continuation) =>
+        TRequest request, IServerStreamWriter<TResponse> responseStream, ServerCallContext context,
+        ServerStreamingServerMethod<TRequest, TResponse> continuation) =>
         typeof(TResponse) == typeof(WatchChangesResponse)
             ? continuation(request, new RecordingWriter<TResponse>(responseStream, this, context), context)
             : continuation(request, responseStream, context);
@@ -56,7 +57,8 @@ internal sealed class GrpcResultMetricsInterceptor(SyncMetrics metrics) : Interc
     private static string MethodName(string method) => MethodNames.GetOrAdd(method, static m => m[(m.LastIndexOf('/') + 1)..]);
 
     /// <summary>Records each message once it is written, as the handler wrote it.</summary>
-    private sealed class RecordingWriter<TResponse>(IServerStreamWriter<TResponse> inner, GrpcResultMetricsInterceptor interceptor, ServerCallContext context)
+    private sealed class RecordingWriter<TResponse>(
+        IServerStreamWriter<TResponse> inner, GrpcResultMetricsInterceptor interceptor, ServerCallContext context)
         : IServerStreamWriter<TResponse>
     {
         public WriteOptions? WriteOptions

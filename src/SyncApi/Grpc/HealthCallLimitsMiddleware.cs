@@ -51,7 +51,8 @@ internal sealed class HealthCallLimitsMiddleware(RequestDelegate next, IOptions<
         if (Interlocked.Increment(ref _watches) > _watchLimit)
         {
             Interlocked.Decrement(ref _watches);
-            GrpcResponses.WriteTrailersOnly(context, StatusCode.ResourceExhausted, "Too many health watches are open; probe with Check, or watch again later.");
+            GrpcResponses.WriteTrailersOnly(
+                context, StatusCode.ResourceExhausted, "Too many health watches are open; probe with Check, or watch again later.");
             return;
         }
 
@@ -103,10 +104,14 @@ internal sealed class HealthCallLimitsMiddleware(RequestDelegate next, IOptions<
         }
     }
 
-    /// <summary>The caller's <c>grpc-timeout</c> (1 to 8 digits and a unit, the gRPC spec's form) is at most <paramref name="seconds"/>.</summary>
+    /// <summary>
+    /// The caller's <c>grpc-timeout</c> (1 to 8 digits and a unit, the gRPC spec's form) is at most <paramref name="seconds"/>.
+    /// </summary>
     internal static bool CallerTimeoutWithin(string timeout, int seconds)
     {
-        if (timeout.Length is < 2 or > 9 || !long.TryParse(timeout.AsSpan(0, timeout.Length - 1), NumberStyles.None, CultureInfo.InvariantCulture, out var value) || value == 0)
+        if (timeout.Length is < 2 or > 9
+            || !long.TryParse(timeout.AsSpan(0, timeout.Length - 1), NumberStyles.None, CultureInfo.InvariantCulture, out var value)
+            || value == 0)
         {
             return false;
         }

@@ -68,13 +68,21 @@ internal static class SyncGrpcChanges
         {
             if (change.Collection is { } collection)
             {
-                changes.Add(new Contracts.Grpc.V1.SyncChange { Collection = new CollectionChange { Collection = SyncGrpcCollections.ToMessage(collection) } });
+                changes.Add(
+                    new Contracts.Grpc.V1.SyncChange
+                    {
+                        Collection = new CollectionChange { Collection = SyncGrpcCollections.ToMessage(collection) },
+                    });
                 continue;
             }
 
             if (change.ReadingState is { } readingState)
             {
-                changes.Add(new Contracts.Grpc.V1.SyncChange { ReadingState = new ReadingStateChange { State = SyncGrpcReadingStates.ToMessage(readingState) } });
+                changes.Add(
+                    new Contracts.Grpc.V1.SyncChange
+                    {
+                        ReadingState = new ReadingStateChange { State = SyncGrpcReadingStates.ToMessage(readingState) },
+                    });
                 continue;
             }
 

@@ -28,7 +28,10 @@ internal static class SyncGrpcReadingStates
         var message = new Contracts.Grpc.V1.ReadingState { BookNo = state.Book.Value };
         if (state.Position is { } position)
         {
-            message.Position = new Contracts.Grpc.V1.ReadingPosition { Percent = position.Percent, ModifiedAt = Timestamp.FromDateTimeOffset(position.ModifiedAt) };
+            message.Position = new Contracts.Grpc.V1.ReadingPosition
+            {
+                Percent = position.Percent, ModifiedAt = Timestamp.FromDateTimeOffset(position.ModifiedAt),
+            };
             if (position.Location is not null)
             {
                 message.Position.Location = position.Location;
@@ -37,7 +40,10 @@ internal static class SyncGrpcReadingStates
 
         if (state.Status is { } status)
         {
-            message.Status = new Contracts.Grpc.V1.ReadingStatus { Value = status.Value, ModifiedAt = Timestamp.FromDateTimeOffset(status.ModifiedAt) };
+            message.Status = new Contracts.Grpc.V1.ReadingStatus
+            {
+                Value = status.Value, ModifiedAt = Timestamp.FromDateTimeOffset(status.ModifiedAt),
+            };
         }
 
         if (state.Statistics is { } statistics)

@@ -18,8 +18,8 @@ namespace Kobo.Sync.SyncApi.Grpc;
 
 /// <summary>
 /// <c>kobo.sync.v1.SyncService</c>: call <see cref="DeviceReads"/>, <see cref="DeviceSync"/>, <see cref="DeviceRegistry"/>,
-/// <see cref="ReadingStateSync"/>, <see cref="CollectionSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated device, and map the result
-/// to the contract's messages. A call without a valid token never gets here: the authorization
+/// <see cref="ReadingStateSync"/>, <see cref="CollectionSync"/> and <see cref="KoboLinkRegistry"/> (shared with REST) as the authenticated
+/// device, and map the result to the contract's messages. A call without a valid token never gets here: the authorization
 /// middleware refuses it before its message is read. Rejections become statuses in <see cref="GrpcErrorInterceptor"/>; what the
 /// answers hold is measured in <see cref="GrpcResultMetricsInterceptor"/>.
 /// </summary>
@@ -43,14 +43,17 @@ internal sealed class SyncGrpcService(
         };
     }
 
-    public override async Task<Contracts.Grpc.V1.HighlightPage> ListUserHighlights(ListUserHighlightsRequest request, ServerCallContext context)
+    public override async Task<Contracts.Grpc.V1.HighlightPage> ListUserHighlights(
+        ListUserHighlightsRequest request, ServerCallContext context)
     {
         var page = await reads.ListUserHighlightsAsync(
-            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize),
+            Cursor(request.Cursor), context.CancellationToken);
         return ToMessage(page);
     }
 
-    public override async Task<Contracts.Grpc.V1.HighlightPage> ListBookHighlights(ListBookHighlightsRequest request, ServerCallContext context)
+    public override async Task<Contracts.Grpc.V1.HighlightPage> ListBookHighlights(
+        ListBookHighlightsRequest request, ServerCallContext context)
     {
         var page = await reads.ListBookHighlightsAsync(
             Caller(context), RequestIds.User(request.UserNo), RequestIds.Book(request.BookNo),
@@ -61,7 +64,8 @@ internal sealed class SyncGrpcService(
     public override async Task<PushChangesResponse> PushChanges(PushChangesRequest request, ServerCallContext context)
     {
         var answer = await sync.PushAsync(
-            Caller(context), RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), Cursor(request.Since),
+            Caller(context), RequestIds.User(request.UserNo),
+            request.Changes.Select(SyncGrpcChanges.ToDomain).ToArray(), Cursor(request.Since),
             context.CancellationToken);
         var message = SyncGrpcChanges.ToMessage(answer.Results);
         message.SyncToken = answer.SyncToken ?? string.Empty;
@@ -81,7 +85,8 @@ internal sealed class SyncGrpcService(
     /// DEADLINE_EXCEEDED or CANCELLED), or OK after <c>Sync:WatchMaxSeconds</c>. A watch outliving its
     /// token (expired, or the device revoked) ends UNAUTHENTICATED at its next message, heartbeats included.
     /// </summary>
-    public override Task WatchChanges(WatchChangesRequest request, IServerStreamWriter<WatchChangesResponse> responseStream, ServerCallContext context) =>
+    public override Task WatchChanges(
+        WatchChangesRequest request, IServerStreamWriter<WatchChangesResponse> responseStream, ServerCallContext context) =>
         live.WatchAsync(
             Caller(context), RequestIds.User(request.UserNo), Cursor(request.Since), PageSize(request.PageSize),
             async page =>
@@ -89,7 +94,8 @@ internal sealed class SyncGrpcService(
                 if (!DeviceAuthentication.StillHolds(context.GetHttpContext().User, revocations, clock.GetUtcNow()))
                 {
                     throw new RpcException(new Status(
-                        StatusCode.Unauthenticated, "The device's token has expired or the device was revoked; watch again with a valid token."));
+                        StatusCode.Unauthenticated,
+                        "The device's token has expired or the device was revoked; watch again with a valid token."));
                 }
 
                 await responseStream.WriteAsync(SyncGrpcChanges.ToWatchMessage(page), context.CancellationToken);
@@ -99,7 +105,8 @@ internal sealed class SyncGrpcService(
     public override async Task<ListDevicesResponse> ListDevices(ListDevicesRequest request, ServerCallContext context)
     {
         var list = await devices.ListDevicesAsync(
-            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize),
+            Cursor(request.Cursor), context.CancellationToken);
         return SyncGrpcChanges.ToMessage(list);
     }
 
@@ -115,7 +122,10 @@ internal sealed class SyncGrpcService(
         var response = new ListKoboLinksResponse();
         foreach (var link in links)
         {
-            var message = new Contracts.Grpc.V1.KoboLink { Id = link.Id, DeviceId = link.LinkingDeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt) };
+            var message = new Contracts.Grpc.V1.KoboLink
+            {
+                Id = link.Id, DeviceId = link.LinkingDeviceId, CreatedAt = Timestamp.FromDateTimeOffset(link.CreatedAt),
+            };
             if (link.RevokedAt is { } revokedAt)
             {
                 message.RevokedAt = Timestamp.FromDateTimeOffset(revokedAt);
@@ -151,7 +161,8 @@ internal sealed class SyncGrpcService(
     public override async Task<ListCollectionsResponse> ListCollections(ListCollectionsRequest request, ServerCallContext context)
     {
         var list = await collections.ListAsync(
-            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize), Cursor(request.Cursor), context.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo), PageSize(request.PageSize),
+            Cursor(request.Cursor), context.CancellationToken);
         return SyncGrpcCollections.ToMessage(list);
     }
 
@@ -162,10 +173,12 @@ internal sealed class SyncGrpcService(
         return SyncGrpcCollections.ToMessage(collection);
     }
 
-    public override async Task<PushCollectionChangesResponse> PushCollectionChanges(PushCollectionChangesRequest request, ServerCallContext context)
+    public override async Task<PushCollectionChangesResponse> PushCollectionChanges(
+        PushCollectionChangesRequest request, ServerCallContext context)
     {
         var result = await collections.PushAsync(
-            Caller(context), RequestIds.User(request.UserNo), request.Changes.Select(SyncGrpcCollections.ToDomain).ToArray(), context.CancellationToken);
+            Caller(context), RequestIds.User(request.UserNo),
+            request.Changes.Select(SyncGrpcCollections.ToDomain).ToArray(), context.CancellationToken);
         return SyncGrpcCollections.ToMessage(result);
     }
 

@@ -40,7 +40,8 @@ internal sealed class UnreadableRequestMiddleware(RequestDelegate next)
         }
         else if (status == Internal && message != GrpcErrorInterceptor.GenericInternalMessage)
         {
-            GrpcResponses.WriteTrailersOnly(context, StatusCode.InvalidArgument, $"The request could not be read: {Uri.UnescapeDataString(message)}");
+            GrpcResponses.WriteTrailersOnly(
+                context, StatusCode.InvalidArgument, $"The request could not be read: {Uri.UnescapeDataString(message)}");
         }
     }
 }

@@ -77,7 +77,9 @@ internal static class KoboAnnotationJson
             }
 
             writer.WriteString("highlightColor", KoboColors.ToWire(highlight.Color));
-            writer.WriteString("clientLastModifiedUtc", highlight.ModifiedAt.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.FFFFFFF'Z'", CultureInfo.InvariantCulture));
+            writer.WriteString(
+                "clientLastModifiedUtc",
+                highlight.ModifiedAt.UtcDateTime.ToString("yyyy-MM-dd'T'HH:mm:ss.FFFFFFF'Z'", CultureInfo.InvariantCulture));
             writer.WritePropertyName("location");
             writer.WriteRawValue(highlight.Location!, skipInputValidation: true);
             writer.WriteEndObject();

@@ -29,14 +29,17 @@ internal static class KoboAnnotationsApi
         context.User.Identity is DeviceIdentity identity ? identity.DeviceKey : context.Caller().DeviceId;
 
     /// <summary>A bare JSON array of the content ids whose annotations the device should download.</summary>
-    private static async Task<IResult> CheckForChanges(HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
+    private static async Task<IResult> CheckForChanges(
+        HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
     {
         using var body = await KoboAnnotationJson.ReadAsync(context.Request, cancellationToken);
-        var changed = await annotations.CheckForChangesAsync(context.Caller(), EReader(context), KoboAnnotationJson.ReadCheck(body.RootElement), cancellationToken);
+        var changed = await annotations.CheckForChangesAsync(
+            context.Caller(), EReader(context), KoboAnnotationJson.ReadCheck(body.RootElement), cancellationToken);
         return TypedResults.Text(JsonSerializer.Serialize(changed, KoboAnnotationsJsonContext.Default.IReadOnlyListString), ContentType);
     }
 
-    private static async Task<IResult> GetAnnotations(string contentId, HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
+    private static async Task<IResult> GetAnnotations(
+        string contentId, HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
     {
         var set = await annotations.GetAsync(context.Caller(), EReader(context), contentId, cancellationToken);
         switch (set.Outcome)
@@ -48,7 +51,9 @@ internal static class KoboAnnotationsApi
                     statusCode: StatusCodes.Status404NotFound, title: "No annotations received");
             case KoboSetOutcome.TooMany:
                 return TypedResults.Problem(
-                    $"This book has more than {KoboAnnotations.MaxAnnotationsPerBook} annotations, or more than {KoboAnnotations.MaxAnnotationBytesPerBook / (1024 * 1024)} MiB of them; a download cut short would delete the rest on the device.",
+                    $"This book has more than {KoboAnnotations.MaxAnnotationsPerBook} annotations, " +
+                    $"or more than {KoboAnnotations.MaxAnnotationBytesPerBook / (1024 * 1024)} MiB of them; " +
+                    $"a download cut short would delete the rest on the device.",
                     statusCode: StatusCodes.Status409Conflict, title: "Too many annotations");
         }
 
@@ -71,12 +76,14 @@ internal static class KoboAnnotationsApi
     /// A push of the device's changes; 200 with one result per annotation (updated first, then deleted).
     /// A body that is not the expected JSON is 400 and stores nothing: the device keeps its changes.
     /// </summary>
-    private static async Task<IResult> PatchAnnotations(string contentId, HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
+    private static async Task<IResult> PatchAnnotations(
+        string contentId, HttpContext context, KoboAnnotations annotations, CancellationToken cancellationToken)
     {
         using var body = await KoboAnnotationJson.ReadAsync(context.Request, cancellationToken);
         var (updated, deleted) = KoboAnnotationJson.ReadPatch(body.RootElement);
         var results = await annotations.PatchAsync(context.Caller(), EReader(context), contentId, updated, deleted, cancellationToken);
-        return TypedResults.Text(JsonSerializer.Serialize(new KoboPatchResponse(results), KoboAnnotationsJsonContext.Default.KoboPatchResponse), ContentType);
+        return TypedResults.Text(
+            JsonSerializer.Serialize(new KoboPatchResponse(results), KoboAnnotationsJsonContext.Default.KoboPatchResponse), ContentType);
     }
 }
 

@@ -100,5 +100,7 @@ internal static class KoboContentApi
         value.Length is > 0 and <= 9 && int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out _);
 
     private static ResourceNotFoundException NotACover() =>
-        new("No cover is served at this path: the image id is not a book of this service, or the width, height, quality or greyscale flag is not what the cover templates produce.");
+        new(
+            "No cover is served at this path: the image id is not a book of this service, or the width, height, " +
+            "quality or greyscale flag is not what the cover templates produce.");
 }

@@ -56,7 +56,8 @@ internal static class KoboJson
     /// A device's request body as JSON, read through the body's pipe (where the body arrival wait left
     /// it buffered), or a 400 <see cref="InvalidRequestException"/> for field <c>body</c> when it is not JSON.
     /// </summary>
-    public static async Task<JsonDocument> ReadBodyAsync(HttpRequest request, CancellationToken cancellationToken, JsonDocumentOptions options = default)
+    public static async Task<JsonDocument> ReadBodyAsync(
+        HttpRequest request, CancellationToken cancellationToken, JsonDocumentOptions options = default)
     {
         try
         {

@@ -113,7 +113,8 @@ internal static class KoboLibraryApi
     }
 
     /// <summary>The caller's own book; a book of this service's catalogue they do not own is not found.</summary>
-    internal static async Task<LibraryBook> OwnedAsync(DeviceCaller caller, BookNo book, ILibraryStore store, CancellationToken cancellationToken) =>
+    internal static async Task<LibraryBook> OwnedAsync(
+        DeviceCaller caller, BookNo book, ILibraryStore store, CancellationToken cancellationToken) =>
         await store.ReadBookAsync(caller.User, book, cancellationToken) is { Removed: false } owned
             ? owned
             : throw NotInLibrary(book);

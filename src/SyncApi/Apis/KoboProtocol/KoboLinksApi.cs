@@ -44,11 +44,13 @@ internal static class KoboLinksApi
             // As the token's next request would be answered once this instance learns of the revocation.
             context.Response.Headers[HeaderNames.WWWAuthenticate] = "Bearer error=\"invalid_token\"";
             return TypedResults.Problem(
-                "This device has been revoked; enrol it again for a new token.", statusCode: StatusCodes.Status401Unauthorized, title: "Unauthorized");
+                "This device has been revoked; enrol it again for a new token.",
+                statusCode: StatusCodes.Status401Unauthorized, title: "Unauthorized");
         }
 
         var endpoint = KoboUrls.Base(options.Value, context) + "/kobo/" + secret;
-        return TypedResults.Json(new KoboLinkCreated(endpoint), KoboLinkJsonContext.Default.KoboLinkCreated, statusCode: StatusCodes.Status201Created);
+        return TypedResults.Json(
+            new KoboLinkCreated(endpoint), KoboLinkJsonContext.Default.KoboLinkCreated, statusCode: StatusCodes.Status201Created);
     }
 
     private static async Task<JsonHttpResult<KoboLinkList>> ListLinks(

@@ -38,7 +38,8 @@ internal static class KoboReadingStateApi
     }
 
     private static async Task<IResult> Put(
-        string uuid, HttpContext context, ReadingStateSync states, SyncSettings settings, TimeProvider clock, CancellationToken cancellationToken)
+        string uuid, HttpContext context, ReadingStateSync states,
+        SyncSettings settings, TimeProvider clock, CancellationToken cancellationToken)
     {
         if (!BookUuid.TryParse(uuid, out var book))
         {

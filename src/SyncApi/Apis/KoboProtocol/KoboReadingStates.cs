@@ -137,7 +137,8 @@ internal static class KoboReadingStates
             || !body.TryGetProperty("ReadingStates", out var states) || states.ValueKind != JsonValueKind.Array
             || states.GetArrayLength() == 0 || states[0] is not { ValueKind: JsonValueKind.Object } state)
         {
-            throw new InvalidRequestException("ReadingStates", "The body must carry ReadingStates, an array whose first item is the book's reading state.");
+            throw new InvalidRequestException(
+                "ReadingStates", "The body must carry ReadingStates, an array whose first item is the book's reading state.");
         }
 
         var stateTime = Time(state, StatePath) ?? DeviceTime.FromInstant(now);
@@ -253,7 +254,8 @@ internal static class KoboReadingStates
         if (!time.TryResolve(out _, out var reason))
         {
             const string Prefix = "modifiedAt: ";
-            throw new InvalidRequestException(field, $"{field}: {(reason.StartsWith(Prefix, StringComparison.Ordinal) ? reason[Prefix.Length..] : reason)}");
+            throw new InvalidRequestException(
+                field, $"{field}: {(reason.StartsWith(Prefix, StringComparison.Ordinal) ? reason[Prefix.Length..] : reason)}");
         }
 
         return time;

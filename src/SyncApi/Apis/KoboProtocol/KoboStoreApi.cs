@@ -16,7 +16,10 @@ internal static class KoboStoreApi
     public const int MaxTestKeyLength = 256;
 
     /// <summary>The methods a Kobo device calls its store and library with.</summary>
-    public static readonly string[] DeviceMethods = [HttpMethods.Get, HttpMethods.Post, HttpMethods.Put, HttpMethods.Delete, HttpMethods.Patch];
+    public static readonly string[] DeviceMethods =
+    [
+        HttpMethods.Get, HttpMethods.Post, HttpMethods.Put, HttpMethods.Delete, HttpMethods.Patch,
+    ];
 
     public static RouteGroupBuilder MapKoboStore(this RouteGroupBuilder kobo)
     {

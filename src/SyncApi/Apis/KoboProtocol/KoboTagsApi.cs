@@ -35,7 +35,8 @@ internal static class KoboTagsApi
         return kobo;
     }
 
-    private static async Task<IResult> Create(HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
+    private static async Task<IResult> Create(
+        HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
     {
         using var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken);
         var name = Name(body.RootElement);
@@ -43,7 +44,10 @@ internal static class KoboTagsApi
         var caller = context.Caller();
         var id = await collections.FindLiveByNameAsync(caller.User, name, cancellationToken) ?? Guid.NewGuid();
         var at = Now(clock);
-        List<PushedCollectionOp?> ops = [new PushedCollectionOp(CollectionValidation.Upsert, CollectionValidation.Format(id), name, null, at)];
+        List<PushedCollectionOp?> ops =
+        [
+            new PushedCollectionOp(CollectionValidation.Upsert, CollectionValidation.Format(id), name, null, at),
+        ];
         if (books.Count > 0)
         {
             ops.Add(new PushedCollectionOp(CollectionValidation.AddBooks, CollectionValidation.Format(id), null, books, at));
@@ -59,7 +63,9 @@ internal static class KoboTagsApi
         var id = await LiveAsync(tagId, context, collections, cancellationToken);
         using var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken);
         var name = Name(body.RootElement);
-        await PushAsync(collections, context.Caller(), [new PushedCollectionOp(CollectionValidation.Upsert, id, name, null, Now(clock))], cancellationToken);
+        await PushAsync(
+            collections, context.Caller(),
+            [new PushedCollectionOp(CollectionValidation.Upsert, id, name, null, Now(clock))], cancellationToken);
         return Done(StatusCodes.Status200OK);
     }
 
@@ -67,20 +73,24 @@ internal static class KoboTagsApi
         string tagId, HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
     {
         var id = await LiveAsync(tagId, context, collections, cancellationToken);
-        await PushAsync(collections, context.Caller(), [new PushedCollectionOp(CollectionValidation.Delete, id, null, null, Now(clock))], cancellationToken);
+        await PushAsync(
+            collections, context.Caller(),
+            [new PushedCollectionOp(CollectionValidation.Delete, id, null, null, Now(clock))], cancellationToken);
         return Done(StatusCodes.Status200OK);
     }
 
     private static Task<IResult> AddItems(
         string tagId, HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken) =>
-        ChangeItemsAsync(tagId, CollectionValidation.AddBooks, StatusCodes.Status201Created, context, collections, clock, cancellationToken);
+        ChangeItemsAsync(
+            tagId, CollectionValidation.AddBooks, StatusCodes.Status201Created, context, collections, clock, cancellationToken);
 
     private static Task<IResult> RemoveItems(
         string tagId, HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken) =>
         ChangeItemsAsync(tagId, CollectionValidation.RemoveBooks, StatusCodes.Status200OK, context, collections, clock, cancellationToken);
 
     private static async Task<IResult> ChangeItemsAsync(
-        string tagId, string op, int status, HttpContext context, CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
+        string tagId, string op, int status, HttpContext context,
+        CollectionSync collections, TimeProvider clock, CancellationToken cancellationToken)
     {
         var id = await LiveAsync(tagId, context, collections, cancellationToken);
         using var body = await KoboJson.ReadBodyAsync(context.Request, cancellationToken);
@@ -93,8 +103,11 @@ internal static class KoboTagsApi
         return Done(status);
     }
 
-    /// <summary>The tag's id when it is a live collection of the caller's; 404 otherwise, as calibre-web answers a shelf it does not have.</summary>
-    private static async Task<string> LiveAsync(string tagId, HttpContext context, CollectionSync collections, CancellationToken cancellationToken)
+    /// <summary>
+    /// The tag's id when it is a live collection of the caller's; 404 otherwise, as calibre-web answers a shelf it does not have.
+    /// </summary>
+    private static async Task<string> LiveAsync(
+        string tagId, HttpContext context, CollectionSync collections, CancellationToken cancellationToken)
     {
         var caller = context.Caller();
         if (!CollectionValidation.TryParseId(tagId, out _))
@@ -116,7 +129,8 @@ internal static class KoboTagsApi
     }
 
     /// <summary>Pushes the operations; one the rules reject (a name too long, too many items) is the request's 400.</summary>
-    private static async Task PushAsync(CollectionSync collections, DeviceCaller caller, IReadOnlyList<PushedCollectionOp?> ops, CancellationToken cancellationToken)
+    private static async Task PushAsync(
+        CollectionSync collections, DeviceCaller caller, IReadOnlyList<PushedCollectionOp?> ops, CancellationToken cancellationToken)
     {
         var result = await collections.PushAsync(caller, caller.User, ops, cancellationToken, skipBooksNotInLibrary: true);
         if (result.Results.FirstOrDefault(r => r.Status == ChangeStatus.Rejected) is { } rejected)
@@ -143,19 +157,24 @@ internal static class KoboTagsApi
         return text!;
     }
 
-    /// <summary>The book numbers of the body's <c>Items</c> (required, an array); items of another type or of no book of this service are skipped.</summary>
+    /// <summary>
+    /// The book numbers of the body's <c>Items</c> (required, an array); items of another type or of no book of this service are skipped.
+    /// </summary>
     private static List<string?> Items(JsonElement body)
     {
-        if (body.ValueKind != JsonValueKind.Object || !body.TryGetProperty("Items", out var items) || items.ValueKind != JsonValueKind.Array)
+        if (body.ValueKind != JsonValueKind.Object || !body.TryGetProperty("Items", out var items)
+            || items.ValueKind != JsonValueKind.Array)
         {
-            throw new InvalidRequestException("Items", "The body must carry Items, an array of {RevisionId, Type: \"ProductRevisionTagItem\"}.");
+            throw new InvalidRequestException(
+                "Items", "The body must carry Items, an array of {RevisionId, Type: \"ProductRevisionTagItem\"}.");
         }
 
         var books = new List<string?>();
         foreach (var item in items.EnumerateArray())
         {
             if (item.ValueKind == JsonValueKind.Object
-                && item.TryGetProperty("Type", out var type) && type.ValueKind == JsonValueKind.String && type.ValueEquals(KoboTags.ItemType)
+                && item.TryGetProperty("Type", out var type) && type.ValueKind == JsonValueKind.String
+                    && type.ValueEquals(KoboTags.ItemType)
                 && item.TryGetProperty("RevisionId", out var revision) && revision.ValueKind == JsonValueKind.String
                 && BookUuid.TryParse(KoboJson.StringOf(revision), out var book))
             {

@@ -69,7 +69,8 @@ internal static class KoreaderApi
         return Json(json => KoreaderProgressJson.Write(json, result));
     }
 
-    private static async Task<IResult> GetProgress(string document, HttpContext context, KoreaderSync sync, CancellationToken cancellationToken)
+    private static async Task<IResult> GetProgress(
+        string document, HttpContext context, KoreaderSync sync, CancellationToken cancellationToken)
     {
         if (!KoreaderProgressJson.IsKey(document))
         {

@@ -36,7 +36,8 @@ internal static class KoreaderLoginsApi
     }
 
     private static async Task<Results<JsonHttpResult<KoreaderLoginCreated>, ProblemHttpResult>> Create(
-        string userNo, HttpContext context, KoreaderCredentialRegistry registry, IOptions<KoboOptions> kobo, IOptions<KoreaderOptions> koreader,
+        string userNo, HttpContext context, KoreaderCredentialRegistry registry,
+        IOptions<KoboOptions> kobo, IOptions<KoreaderOptions> koreader,
         CancellationToken cancellationToken)
     {
         var login = await registry.CreateAsync(
@@ -45,7 +46,8 @@ internal static class KoreaderLoginsApi
         {
             context.Response.Headers[HeaderNames.WWWAuthenticate] = "Bearer error=\"invalid_token\"";
             return TypedResults.Problem(
-                "This device has been revoked; enrol it again for a new token.", statusCode: StatusCodes.Status401Unauthorized, title: "Unauthorized");
+                "This device has been revoked; enrol it again for a new token.",
+                statusCode: StatusCodes.Status401Unauthorized, title: "Unauthorized");
         }
 
         var server = KoboUrls.Base(kobo.Value, context) + koreader.Value.PathPrefix;

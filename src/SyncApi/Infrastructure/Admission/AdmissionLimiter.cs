@@ -9,10 +9,10 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// <summary>
 /// The one limiter every request passes (ASP.NET Core rate limiting's global limiter), two limits
 /// chained: a concurrency limit with a bounded queue for the instance as a whole, then a token
-/// bucket per device (<see cref="DeviceRateLimiter"/>; a Kobo link's bucket is its own, <c>Admission:PerKoboLink*</c>). Health probes pass both untouched: an overloaded instance must still say so.
-/// A request refused by the first is answered 503, by the second 429 (<see cref="AdmissionRejection"/>).
-/// A live pull (<see cref="LiveRequests.IsLive"/>) passes the first without a slot: it may wait a minute
-/// for a change holding nothing, and takes a slot of the same limit around each database call instead.
+/// bucket per device (<see cref="DeviceRateLimiter"/>; a Kobo link's bucket is its own, <c>Admission:PerKoboLink*</c>). Health probes pass
+/// both untouched: an overloaded instance must still say so. A request refused by the first is answered 503, by the second 429
+/// (<see cref="AdmissionRejection"/>). A live pull (<see cref="LiveRequests.IsLive"/>) passes the first without a slot: it may wait a
+/// minute for a change holding nothing, and takes a slot of the same limit around each database call instead.
 /// </summary>
 internal static class AdmissionLimiter
 {
@@ -28,7 +28,8 @@ internal static class AdmissionLimiter
         var instancePartition = RateLimitPartition.Get(Instance, instance);
 
         return PartitionedRateLimiter.CreateChained(
-            PartitionedRateLimiter.Create<HttpContext, string>(context => IsHealthProbe(context) || LiveRequests.IsLive(context) ? exempt : instancePartition),
+            PartitionedRateLimiter.Create<HttpContext, string>(
+                context => IsHealthProbe(context) || LiveRequests.IsLive(context) ? exempt : instancePartition),
             new DeviceRateLimiter(
                 new BucketShape(options.PerDeviceBurst, options.PerDeviceRequestsPerSecond),
                 new BucketShape(options.PerKoboLinkBurst, options.PerKoboLinkRequestsPerSecond),

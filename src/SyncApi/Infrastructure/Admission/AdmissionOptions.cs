@@ -112,7 +112,10 @@ public sealed class AdmissionOptions
     [Range(typeof(long), "1048576", "9223372036854775807", ErrorMessage = "Admission:AnswerBytes must be at least {1}.")]
     public long AnswerBytes { get; set; } = 256L * 1024 * 1024;
 
-    /// <summary>Bytes of answers one user's devices and Kobo links together may have waiting to be taken; past it 429 / RESOURCE_EXHAUSTED. One answer always goes when the user holds none.</summary>
+    /// <summary>
+    /// Bytes of answers one user's devices and Kobo links together may have waiting to be taken; past it 429 / RESOURCE_EXHAUSTED. One
+    /// answer always goes when the user holds none.
+    /// </summary>
     [Range(typeof(long), "65536", "9223372036854775807", ErrorMessage = "Admission:PerUserAnswerBytes must be at least {1}.")]
     public long PerUserAnswerBytes { get; set; } = 32L * 1024 * 1024;
 

@@ -14,12 +14,16 @@ internal sealed class AdmissionOptionsValidator : IValidateOptions<AdmissionOpti
         var failures = new List<string>();
         if (options.PerUserBodyBytes < options.PerDeviceBodyBytes)
         {
-            failures.Add($"{AdmissionOptions.SectionName}:{nameof(AdmissionOptions.PerUserBodyBytes)} must be at least {options.PerDeviceBodyBytes} (Admission:PerDeviceBodyBytes).");
+            failures.Add(
+                $"{AdmissionOptions.SectionName}:{nameof(AdmissionOptions.PerUserBodyBytes)} must be at least " +
+                $"{options.PerDeviceBodyBytes} (Admission:PerDeviceBodyBytes).");
         }
 
         if (options.BodyBytes < options.PerDeviceBodyBytes)
         {
-            failures.Add($"{AdmissionOptions.SectionName}:{nameof(AdmissionOptions.BodyBytes)} must be at least {options.PerDeviceBodyBytes} (was {options.BodyBytes}).");
+            failures.Add(
+                $"{AdmissionOptions.SectionName}:{nameof(AdmissionOptions.BodyBytes)} must be at least {options.PerDeviceBodyBytes} (was " +
+                $"{options.BodyBytes}).");
         }
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);

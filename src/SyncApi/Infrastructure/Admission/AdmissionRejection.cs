@@ -34,9 +34,12 @@ internal static partial class AdmissionRejection
             : WriteOverloadedAsync(http, "over capacity");
     }
 
-    /// <summary>503 / UNAVAILABLE with <see cref="InstanceAdmission.RetryAfter"/>: the instance as a whole cannot take the request.</summary>
+    /// <summary>
+    /// 503 / UNAVAILABLE with <see cref="InstanceAdmission.RetryAfter"/>: the instance as a whole cannot take the request.
+    /// </summary>
     public static ValueTask WriteOverloadedAsync(HttpContext http, string reason) =>
-        WriteAsync(http, perDevice: false, http.RequestServices.GetRequiredService<InstanceAdmission>().RetryAfter, reason, OverloadedDetail);
+        WriteAsync(
+            http, perDevice: false, http.RequestServices.GetRequiredService<InstanceAdmission>().RetryAfter, reason, OverloadedDetail);
 
     /// <summary>
     /// 429 / RESOURCE_EXHAUSTED with <see cref="InstanceAdmission.RetryAfter"/>: this device already holds
@@ -47,7 +50,8 @@ internal static partial class AdmissionRejection
 
     private static async ValueTask WriteAsync(HttpContext http, bool perDevice, TimeSpan retryAfter, string reason, string detail)
     {
-        LogRejected(http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)), reason, http.Request.Path);
+        LogRejected(
+            http.RequestServices.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(AdmissionRejection)), reason, http.Request.Path);
 
         var grpc = GrpcResponses.IsGrpc(http.Request);
         http.RequestServices.GetService<SyncMetrics>()?.RecordShedRequest(

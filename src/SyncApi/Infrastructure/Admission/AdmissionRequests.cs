@@ -7,7 +7,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// <summary>What admission needs to know of a request once it is routed and authenticated.</summary>
 internal static class AdmissionRequests
 {
-    /// <summary>The authenticated device (token <c>did</c> of user <c>sub</c>, or a Kobo link); null before authentication or for anonymous calls.</summary>
+    /// <summary>
+    /// The authenticated device (token <c>did</c> of user <c>sub</c>, or a Kobo link); null before authentication or for anonymous calls.
+    /// </summary>
     public static string? DeviceOf(HttpContext context) =>
         context.User.Identity is DeviceIdentity { IsAuthenticated: true } device ? device.DeviceKey : null;
 

@@ -12,8 +12,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// the device only once the slot is given back, so a device that reads its answer slowly, or never,
 /// holds no slot another device needs. What waits is bounded in bytes (<see cref="AnswerLoads"/>): past the
 /// instance's <c>Admission:AnswerBytes</c> an answer is replaced by 503 / UNAVAILABLE, past its user's
-/// <c>Admission:PerUserAnswerBytes</c> by 429 / RESOURCE_EXHAUSTED, before any of it is sent. The wait is bounded: an answer not taken within
-/// <c>Admission:AnswerWriteGraceMs</c> plus its size at <c>Admission:AnswerMinBytesPerSecond</c>, counted
+/// <c>Admission:PerUserAnswerBytes</c> by 429 / RESOURCE_EXHAUSTED, before any of it is sent. The wait is bounded: an answer not taken
+/// within <c>Admission:AnswerWriteGraceMs</c> plus its size at <c>Admission:AnswerMinBytesPerSecond</c>, counted
 /// from the first time it waits on the device (one that fits the connection's buffers never does), loses its
 /// connection (HTTP/1.1) or its stream (HTTP/2 RST_STREAM), whatever Kestrel's own minimum rate allows
 /// (240 B/s, which a full socket buffer satisfies for hours), and its memory is given back. The size of
@@ -22,7 +22,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 /// by message as before.
 /// </summary>
 internal sealed partial class AnswerBufferingMiddleware(
-    RequestDelegate next, IOptions<AdmissionOptions> options, AnswerLoads loads, ILogger<AnswerBufferingMiddleware> logger, SyncMetrics? metrics = null)
+    RequestDelegate next, IOptions<AdmissionOptions> options, AnswerLoads loads,
+    ILogger<AnswerBufferingMiddleware> logger, SyncMetrics? metrics = null)
 {
     /// <summary>Bytes handed to the connection between two flushes, so a large answer goes out in a few writes.</summary>
     private const int FlushEveryBytes = 64 * 1024;
@@ -170,6 +171,7 @@ internal sealed partial class AnswerBufferingMiddleware(
         return deadline;
     }
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Answer to {Path} ({Bytes} bytes) not taken by the device in time: its stream was aborted")]
+    [LoggerMessage(
+        Level = LogLevel.Information, Message = "Answer to {Path} ({Bytes} bytes) not taken by the device in time: its stream was aborted")]
     private static partial void LogNotTaken(ILogger logger, PathString path, long bytes);
 }

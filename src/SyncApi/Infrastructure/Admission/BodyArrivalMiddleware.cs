@@ -68,7 +68,8 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
                 GrpcResponses.WriteTrailersOnly(context, GrpcStatusCode.ResourceExhausted, GrpcResponses.MessageTooLarge);
                 return;
             case ArrivedBody.Outcome.TooLarge:
-                throw new BadHttpRequestException("The request body is larger than this endpoint accepts.", StatusCodes.Status413PayloadTooLarge);
+                throw new BadHttpRequestException(
+                    "The request body is larger than this endpoint accepts.", StatusCodes.Status413PayloadTooLarge);
             case ArrivedBody.Outcome.OverDeviceShare:
                 await AdmissionRejection.WriteDeviceShareAsync(context, "device holds its share of request bodies",
                     "This device is sending too many request bodies at once; retry later.");

@@ -38,7 +38,9 @@ internal sealed class BufferedAnswer : IHttpResponseBodyFeature, IHttpResponseFe
         _writer = new CountingWriter(this, _pipe.Writer);
     }
 
-    /// <summary>An answer for one request, standing in for the connection's <paramref name="connectionBody"/> and <paramref name="response"/>.</summary>
+    /// <summary>
+    /// An answer for one request, standing in for the connection's <paramref name="connectionBody"/> and <paramref name="response"/>.
+    /// </summary>
     public static BufferedAnswer Rent(IHttpResponseBodyFeature connectionBody, IHttpResponseFeature response)
     {
         BufferedAnswer answer;
@@ -77,7 +79,8 @@ internal sealed class BufferedAnswer : IHttpResponseBodyFeature, IHttpResponseFe
     public IHeaderDictionary Headers { get => _response.Headers; set => _response.Headers = value; }
 
     [Obsolete("Use IHttpResponseBodyFeature.Stream instead.")]
-    Stream IHttpResponseFeature.Body { get => Stream; set => throw new NotSupportedException("The response body is buffered; replace IHttpResponseBodyFeature instead."); }
+    Stream IHttpResponseFeature.Body { get => Stream; set => throw new NotSupportedException(
+        "The response body is buffered; replace IHttpResponseBodyFeature instead."); }
 
     public bool HasStarted => _started || _response.HasStarted;
 

@@ -127,7 +127,10 @@ public sealed class DeviceLoads(IOptions<AdmissionOptions> options, SyncMetrics?
         return BodyRefusal.None;
     }
 
-    /// <summary>Gives back bytes held with <see cref="TryHoldBody"/>: <paramref name="shared"/> from the shared budget, <paramref name="reserve"/> from the reserve.</summary>
+    /// <summary>
+    /// Gives back bytes held with <see cref="TryHoldBody"/>: <paramref name="shared"/> from the shared budget, <paramref name="reserve"/>
+    /// from the reserve.
+    /// </summary>
     public void ReleaseBody(string device, string user, long shared, long reserve)
     {
         var bytes = shared + reserve;

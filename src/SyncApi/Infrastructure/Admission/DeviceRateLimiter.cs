@@ -44,7 +44,8 @@ internal sealed class DeviceRateLimiter(BucketShape device, BucketShape koboLink
         return wait is null ? Granted : new Lease(false, wait);
     }
 
-    protected override ValueTask<RateLimitLease> AcquireAsyncCore(HttpContext resource, int permitCount, CancellationToken cancellationToken) =>
+    protected override ValueTask<RateLimitLease> AcquireAsyncCore(
+        HttpContext resource, int permitCount, CancellationToken cancellationToken) =>
         ValueTask.FromResult(AttemptAcquireCore(resource, permitCount)); // no queue: a device over its rate is told when to come back
 
     private Bucket BucketOf(string key, BucketShape shape, long now)

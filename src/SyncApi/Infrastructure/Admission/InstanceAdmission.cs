@@ -28,7 +28,10 @@ public sealed class InstanceAdmission : IDisposable
         Limiter = new SharedLimiter(_limiter);
     }
 
-    /// <summary>When a device refused for capacity should come back: <c>Admission:OverloadRetryAfterMs</c>, spread (<see cref="RetryAdvice.Spread"/>).</summary>
+    /// <summary>
+    /// When a device refused for capacity should come back: <c>Admission:OverloadRetryAfterMs</c>, spread
+    /// (<see cref="RetryAdvice.Spread"/>).
+    /// </summary>
     public TimeSpan RetryAfter => RetryAdvice.Spread(_retryAfter);
 
     /// <summary>The limiter as the global limiter's partition: never idle, never disposed by it.</summary>

@@ -127,7 +127,10 @@ internal sealed class DeviceTokenHandler(
             return Task.FromResult(AuthenticateResult.Fail(FutureIssueTimeMessage));
         }
 
-        List<Claim> identityClaims = [new Claim(DeviceAuthentication.UserClaim, claims.User), new Claim(DeviceAuthentication.DeviceClaim, claims.Device)];
+        List<Claim> identityClaims =
+        [
+            new Claim(DeviceAuthentication.UserClaim, claims.User), new Claim(DeviceAuthentication.DeviceClaim, claims.Device),
+        ];
         var principal = new ClaimsPrincipal(new DeviceIdentity(identityClaims, new DeviceCaller(userNo, claims.Device), issued, validTo));
         cache.Add(token, principal, validTo.UtcDateTime, now);
         return Checked(principal);

@@ -29,7 +29,9 @@ public sealed class DeviceTokenKeys
             algorithms = [SecurityAlgorithms.HmacSha256];
         }
 
-        Reader = SigningKey is null ? null : new Hs256DeviceTokenReader(SigningKey.Key, o.Issuer, o.Audience, TimeSpan.FromSeconds(o.ClockSkewSeconds));
+        Reader = SigningKey is null
+            ? null
+            : new Hs256DeviceTokenReader(SigningKey.Key, o.Issuer, o.Audience, TimeSpan.FromSeconds(o.ClockSkewSeconds));
         _signer = SigningKey is null ? null : new DeviceTokenSigner(SigningKey, o.Issuer, o.Audience);
         Issuer = o.Issuer;
         Audience = o.Audience;

@@ -14,7 +14,9 @@ public sealed class DeviceTokenOptions
     /// <summary>HS256 key; the key bytes are the UTF-8 bytes of this string, at least 32 of them.</summary>
     public string? SigningKey { get; set; }
 
-    /// <summary>A PEM public key (RSA or EC P-256) that verifies RS256 or ES256 tokens; overrides <see cref="SigningKey"/> for validation.</summary>
+    /// <summary>
+    /// A PEM public key (RSA or EC P-256) that verifies RS256 or ES256 tokens; overrides <see cref="SigningKey"/> for validation.
+    /// </summary>
     public string? PublicKeyPem { get; set; }
 
     [Required(ErrorMessage = "Auth:Issuer must be set.")]

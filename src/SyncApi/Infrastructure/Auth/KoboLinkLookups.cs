@@ -184,7 +184,9 @@ internal sealed class KoboLinkLookups : IDisposable
     }
 
     private KoboLinkLookup Refuse(IPAddress? client) =>
-        _limits.CountRefusal(client) is { } retryAfter ? new(KoboLinkVerdict.TooManyRefused, RetryAfter: retryAfter) : new(KoboLinkVerdict.Refused);
+        _limits.CountRefusal(client) is { } retryAfter
+            ? new(KoboLinkVerdict.TooManyRefused, RetryAfter: retryAfter)
+            : new(KoboLinkVerdict.Refused);
 
     private KoboLinkLookup Busy() => new(KoboLinkVerdict.Busy, RetryAfter: _limits.Timeout);
 }

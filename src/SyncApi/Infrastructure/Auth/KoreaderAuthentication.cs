@@ -16,7 +16,9 @@ public static class KoreaderAuthentication
     public const string UserHeader = "x-auth-user";
     public const string KeyHeader = "x-auth-key";
 
-    /// <summary>Starts the admission partition of a login (<c>koreader:{user}/{device}/{username}</c>): a device's own token bucket.</summary>
+    /// <summary>
+    /// Starts the admission partition of a login (<c>koreader:{user}/{device}/{username}</c>): a device's own token bucket.
+    /// </summary>
     public const string AdmissionPrefix = "koreader:";
 
     /// <summary>The longest user name and key looked at; anything longer is refused unread.</summary>

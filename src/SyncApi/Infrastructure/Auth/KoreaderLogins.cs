@@ -26,7 +26,8 @@ internal enum KoreaderLoginVerdict
     Busy,
 }
 
-internal readonly record struct KoreaderLoginLookup(KoreaderLoginVerdict Verdict, ClaimsPrincipal? Principal = null, TimeSpan RetryAfter = default);
+internal readonly record struct KoreaderLoginLookup(
+    KoreaderLoginVerdict Verdict, ClaimsPrincipal? Principal = null, TimeSpan RetryAfter = default);
 
 /// <summary>
 /// Checks a KOReader device's user name and key so that a caller who is not authenticated yet costs a
@@ -67,7 +68,8 @@ internal sealed class KoreaderLogins : IRevokedKoreaderLogins, IDisposable
     /// <summary>How many keys were checked against a stored hash since the start.</summary>
     public long HashChecks => Interlocked.Read(ref _checks);
 
-    public async ValueTask<KoreaderLoginLookup> FindAsync(string username, string key, IPAddress? client, CancellationToken cancellationToken)
+    public async ValueTask<KoreaderLoginLookup> FindAsync(
+        string username, string key, IPAddress? client, CancellationToken cancellationToken)
     {
         var entry = username + "\n" + Convert.ToHexString(SHA256.HashData(Encoding.UTF8.GetBytes(key)));
         var now = _clock.GetUtcNow();

@@ -37,7 +37,8 @@ internal sealed class SecretLookupLimits : IDisposable
             AutoReplenishment = false,
         };
         // An idle, full bucket is dropped by the partitioned limiter: the partitions are the addresses seen lately.
-        _refusals = PartitionedRateLimiter.Create<string, string>(address => RateLimitPartition.GetTokenBucketLimiter(address, _ => bucket));
+        _refusals = PartitionedRateLimiter.Create<string, string>(
+            address => RateLimitPartition.GetTokenBucketLimiter(address, _ => bucket));
     }
 
     /// <summary>How long a look-up may take, waiting for its slot included; the Retry-After of a busy answer.</summary>
@@ -69,7 +70,9 @@ internal sealed class SecretLookupLimits : IDisposable
         _refusals.Dispose();
     }
 
-    /// <summary>The partition of a client: its IPv4 address, or its IPv6 /64 (one subscriber's usual share); "" when unknown (in process).</summary>
+    /// <summary>
+    /// The partition of a client: its IPv4 address, or its IPv6 /64 (one subscriber's usual share); "" when unknown (in process).
+    /// </summary>
     internal static string AddressKey(IPAddress? client)
     {
         if (client is null)

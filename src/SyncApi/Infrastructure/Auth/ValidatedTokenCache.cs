@@ -17,7 +17,8 @@ internal sealed class ValidatedTokenCache
     private readonly ExpiringCache<ClaimsPrincipal> _entries = new(Capacity);
 
     // Looked up by the token's characters inside the Authorization header, so a hit allocates nothing.
-    public bool TryGet(ReadOnlySpan<char> token, DateTimeOffset now, out ClaimsPrincipal principal) => _entries.TryGet(token, now, out principal);
+    public bool TryGet(
+        ReadOnlySpan<char> token, DateTimeOffset now, out ClaimsPrincipal principal) => _entries.TryGet(token, now, out principal);
 
     public void Add(string token, ClaimsPrincipal principal, DateTime validToUtc, DateTimeOffset now)
     {

@@ -22,7 +22,8 @@ internal static class CommandLines
             : parse.Invoke(new InvocationConfiguration { Output = output, Error = error });
     }
 
-    public static Task<int> InvokeAsync(RootCommand root, string[] args, TextWriter output, TextWriter error, string usage, CancellationToken cancellationToken)
+    public static Task<int> InvokeAsync(
+        RootCommand root, string[] args, TextWriter output, TextWriter error, string usage, CancellationToken cancellationToken)
     {
         var parse = root.Parse(args);
         return parse.Errors.Count > 0

@@ -31,16 +31,23 @@ public static class KoboLinkCommand
 
     public static bool IsRequested(string[] args) => TokenCommand.IsRequested(args) && args.Contains(Option);
 
-    public static Task<int> RunAsync(IConfiguration configuration, string[] args, TextWriter output, TextWriter error, CancellationToken cancellationToken = default) =>
-        CommandLines.InvokeAsync(CommandLines.Root(Create(configuration, output, error)), args, output, error, UsageLine, cancellationToken);
+    public static Task<int> RunAsync(
+        IConfiguration configuration, string[] args, TextWriter output, TextWriter error, CancellationToken cancellationToken = default) =>
+        CommandLines.InvokeAsync(
+            CommandLines.Root(Create(configuration, output, error)), args, output, error, UsageLine, cancellationToken);
 
     private static Command Create(IConfiguration configuration, TextWriter output, TextWriter error)
     {
         var koboLink = new Option<bool>(Option) { Description = "Make a Kobo link rather than a token.", Required = true };
         var userOption = new Option<string>("--user") { Description = "The user number (above 0) the link is for.", Required = true };
-        var linkingDeviceOption = new Option<string>("--device") { Description = "The linking device: the id of the user's device the link is made under (the e-reader calls through the link).", DefaultValueFactory = _ => "dev-1" };
+        var linkingDeviceOption = new Option<string>("--device")
+        {
+            Description = "The linking device: the id of the user's device the link is made under (the e-reader calls through the link).",
+            DefaultValueFactory = _ => "dev-1",
+        };
         var command = new Command(TokenCommand.Name,
-            "With --kobo-link: make a Kobo link for the user's device in the configured database and print the api_endpoint for Kobo eReader.conf.")
+            "With --kobo-link: make a Kobo link for the user's device in the configured database and print the api_endpoint for Kobo " +
+            "eReader.conf.")
         {
             koboLink, userOption, linkingDeviceOption,
         };
@@ -66,7 +73,9 @@ public static class KoboLinkCommand
         return command;
     }
 
-    private static async Task<int> LinkAsync(IConfiguration configuration, UserNo user, string linkingDevice, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    private static async Task<int> LinkAsync(
+        IConfiguration configuration, UserNo user, string linkingDevice,
+        TextWriter output, TextWriter error, CancellationToken cancellationToken)
     {
         using var settings = new CommandSettings(configuration, services =>
         {
@@ -98,7 +107,8 @@ public static class KoboLinkCommand
         var secret = KoboLinkSecrets.New(await store.SecretKeyAsync(cancellationToken));
         var bounds = DeviceBounds.Now(sync.MaxDevicesPerUser, tokens.RevocationLifetime, TimeProvider.System);
         // No token asks here: the developer at the database's own machine is trusted, as the token command trusts them.
-        var created = await store.CreateAsync(user, linkingDevice, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
+        var created = await store.CreateAsync(
+            user, linkingDevice, KoboLinkSecrets.Hash(secret), bounds, revokedFrom: null, cancellationToken);
         if (created.Outcome == KoboLinkOutcome.NoSuchUser)
         {
             error.WriteLine(string.Create(CultureInfo.InvariantCulture, $"User {user} does not exist in the database."));

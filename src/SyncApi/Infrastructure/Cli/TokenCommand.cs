@@ -19,7 +19,8 @@ public static class TokenCommand
     public const string Name = "token";
 
     private const string UsageLine =
-        "usage: token --user N [--device ID] [--hours H] | token --users FROM-TO [--device ID] [--hours H] | token --kobo-link --user N [--device ID]";
+        "usage: token --user N [--device ID] [--hours H] | token --users FROM-TO [--device ID] [--hours H] | token --kobo-link --user N " +
+        "[--device ID]";
 
     public static bool IsRequested(string[] args) => args.Length > 0 && args[0] == Name;
 
@@ -30,7 +31,10 @@ public static class TokenCommand
     {
         var user = new Option<string?>("--user") { Description = "The user number (above 0) the token is for." };
         var users = new Option<string?>("--users") { Description = "FROM-TO: one line per user, 'userNo TAB token', for load runs." };
-        var device = new Option<string>("--device") { Description = "The device id the token carries.", DefaultValueFactory = _ => "dev-1" };
+        var device = new Option<string>("--device")
+        {
+            Description = "The device id the token carries.", DefaultValueFactory = _ => "dev-1",
+        };
         var hours = new Option<double>("--hours")
         {
             Description = "Lifetime in hours, above 0 and at most Auth:MaxTokenLifetimeHours.",
@@ -91,7 +95,8 @@ public static class TokenCommand
             if (parse.GetValue(hours) > options.MaxTokenLifetimeHours)
             {
                 return CommandLines.Usage(error, UsageLine,
-                    $"--hours may be at most Auth:MaxTokenLifetimeHours ({options.MaxTokenLifetimeHours}): the service refuses longer-lived tokens.");
+                    $"--hours may be at most Auth:MaxTokenLifetimeHours ({options.MaxTokenLifetimeHours}): " +
+                    $"the service refuses longer-lived tokens.");
             }
 
             var keys = new DeviceTokenKeys(Options.Create(options));

@@ -57,7 +57,8 @@ internal static class RejectionKinds
         {
             Setting = _ => TombstoneQuotaExceededException.Setting,
         },
-        Kind<CollectionBoundExceededException>(StatusCodes.Status409Conflict, "Collection bound exceeded", StatusCode.FailedPrecondition) with
+        Kind<CollectionBoundExceededException>(
+            StatusCodes.Status409Conflict, "Collection bound exceeded", StatusCode.FailedPrecondition) with
         {
             Setting = e => ((CollectionBoundExceededException)e).Setting,
         },

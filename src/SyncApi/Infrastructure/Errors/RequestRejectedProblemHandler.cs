@@ -53,11 +53,13 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
         RejectionKinds.Of(exception) is { } kind ? Rejected(httpContext, kind, exception) : exception switch
         {
             BadHttpRequestException { InnerException: System.Text.Json.JsonException json } =>
-                Problem(StatusCodes.Status400BadRequest, "Invalid request", $"The body is not the expected JSON: {json.Message}", BodyField),
+                Problem(
+                    StatusCodes.Status400BadRequest, "Invalid request", $"The body is not the expected JSON: {json.Message}", BodyField),
             BadHttpRequestException bad => Problem(bad.StatusCode, "Bad request", bad.Message),
             // The framework reads a JSON body in the charset its Content-Type names, and throws when it has no such encoding.
             InvalidOperationException when UnknownCharset(httpContext.Request) is { } charset => Problem(
-                StatusCodes.Status415UnsupportedMediaType, "Unsupported media type", $"The body's charset '{charset}' is not one this service reads; send the JSON in UTF-8.", BodyField),
+                StatusCodes.Status415UnsupportedMediaType, "Unsupported media type",
+                $"The body's charset '{charset}' is not one this service reads; send the JSON in UTF-8.", BodyField),
             DeviceTokenLapsedException lapsed => Unauthorized(httpContext, lapsed.Message),
             _ => null,
         };

@@ -13,7 +13,9 @@ internal sealed class EndpointsOptionsValidator : IValidateOptions<EndpointsOpti
 
         if (rest is not null && grpc is not null && rest.Port == grpc.Port)
         {
-            failures.Add($"{EndpointsOptions.SectionName}:Rest and {EndpointsOptions.SectionName}:Grpc must use different ports (both are {rest.Port}).");
+            failures.Add(
+                $"{EndpointsOptions.SectionName}:Rest and {EndpointsOptions.SectionName}:Grpc must use different ports (both are " +
+                $"{rest.Port}).");
         }
 
         return failures.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(failures);

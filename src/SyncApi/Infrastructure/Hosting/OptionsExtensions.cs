@@ -31,7 +31,10 @@ public static class OptionsExtensions
             .ValidateOnStart();
     }
 
-    /// <summary>As <see cref="AddValidatedOptions{TOptions}(IServiceCollection, string)"/>, with the rules across keys in <typeparamref name="TValidator"/>.</summary>
+    /// <summary>
+    /// As <see cref="AddValidatedOptions{TOptions}(IServiceCollection, string)"/>, with the rules across keys in
+    /// <typeparamref name="TValidator"/>.
+    /// </summary>
     public static OptionsBuilder<TOptions> AddValidatedOptions<TOptions, TValidator>(this IServiceCollection services, string section)
         where TOptions : class
         where TValidator : class, IValidateOptions<TOptions>

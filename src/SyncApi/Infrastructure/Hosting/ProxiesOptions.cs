@@ -19,7 +19,8 @@ public sealed class ProxiesOptions
     public string[] TrustedNetworks { get; set; } = [];
 
     /// <summary>The networks as parsed; only valid after validation (<see cref="ProxiesOptionsValidator"/>).</summary>
-    internal IEnumerable<IPNetwork> Networks() => TrustedNetworks.Select(n => TryParse(n, out var network) ? network : throw new FormatException(n));
+    internal IEnumerable<IPNetwork> Networks() => TrustedNetworks.Select(
+        n => TryParse(n, out var network) ? network : throw new FormatException(n));
 
     /// <summary>A network in CIDR form, or one address (a /32 or /128).</summary>
     internal static bool TryParse(string text, out IPNetwork network)

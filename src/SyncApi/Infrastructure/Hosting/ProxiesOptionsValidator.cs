@@ -13,11 +13,15 @@ internal sealed class ProxiesOptionsValidator : IValidateOptions<ProxiesOptions>
             var entry = options.TrustedNetworks[i];
             if (entry is null || !ProxiesOptions.TryParse(entry, out var network))
             {
-                failures.Add($"{ProxiesOptions.SectionName}:{nameof(ProxiesOptions.TrustedNetworks)}:{i}: '{entry}' is neither an IP address nor a network in CIDR form (10.0.0.0/24).");
+                failures.Add(
+                    $"{ProxiesOptions.SectionName}:{nameof(ProxiesOptions.TrustedNetworks)}:{i}: " +
+                    $"'{entry}' is neither an IP address nor a network in CIDR form (10.0.0.0/24).");
             }
             else if (network.PrefixLength == 0)
             {
-                failures.Add($"{ProxiesOptions.SectionName}:{nameof(ProxiesOptions.TrustedNetworks)}:{i}: '{entry}' trusts every address, so any client could choose its own; name the balancers' networks.");
+                failures.Add(
+                    $"{ProxiesOptions.SectionName}:{nameof(ProxiesOptions.TrustedNetworks)}:{i}: '{entry}' trusts every address, " +
+                    $"so any client could choose its own; name the balancers' networks.");
             }
         }
 

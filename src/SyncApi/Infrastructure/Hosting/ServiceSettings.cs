@@ -73,6 +73,8 @@ internal static partial class ServiceSettings
     [LoggerMessage(Level = LogLevel.Information, Message = "Settings read from {SettingsFile}")]
     private static partial void LogFileRead(ILogger logger, string settingsFile);
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "No settings file at {SettingsFile}: running on the defaults in code, environment variables and the command line")]
+    [LoggerMessage(
+        Level = LogLevel.Warning,
+        Message = "No settings file at {SettingsFile}: running on the defaults in code, environment variables and the command line")]
     private static partial void LogMainFileMissing(ILogger logger, string settingsFile);
 }

@@ -9,7 +9,9 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
 /// <summary>The domain's view of section <c>Sync</c>.</summary>
 internal static class SyncSettingsFactory
 {
-    /// <summary>The sync rules from <c>Sync</c> (highlight quota included); a revocation lasts as long as <c>Auth</c> lets a token live.</summary>
+    /// <summary>
+    /// The sync rules from <c>Sync</c> (highlight quota included); a revocation lasts as long as <c>Auth</c> lets a token live.
+    /// </summary>
     public static SyncSettings Create(IServiceProvider services)
     {
         var sync = services.GetRequiredService<IOptions<SyncOptions>>().Value;

@@ -36,13 +36,17 @@ public sealed class KoboOptions
     /// </summary>
     public int LinkLookupConcurrency { get; set; } = 4;
 
-    /// <summary>How many link look-ups may wait for one of <see cref="LinkLookupConcurrency"/>; beyond it a look-up is refused at once (503).</summary>
+    /// <summary>
+    /// How many link look-ups may wait for one of <see cref="LinkLookupConcurrency"/>; beyond it a look-up is refused at once (503).
+    /// </summary>
     public int LinkLookupQueue { get; set; } = 16;
 
     /// <summary>How long a link look-up may take, its wait for a slot included; then it is answered 503.</summary>
     public int LinkLookupTimeoutMs { get; set; } = 2000;
 
-    /// <summary>How many refused secrets (unknown or revoked links) one client address may present in a burst before it is answered 429.</summary>
+    /// <summary>
+    /// How many refused secrets (unknown or revoked links) one client address may present in a burst before it is answered 429.
+    /// </summary>
     public int RefusedSecretsPerAddressBurst { get; set; } = 10;
 
     /// <summary>The rate at which an address's allowance of refused secrets comes back, per minute.</summary>

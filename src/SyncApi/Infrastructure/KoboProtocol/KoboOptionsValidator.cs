@@ -10,12 +10,14 @@ internal sealed class KoboOptionsValidator : IValidateOptions<KoboOptions>
         var failures = new List<string>();
         if (!string.IsNullOrEmpty(options.PublicBaseUrl) && options.PublicBase is null)
         {
-            failures.Add($"Kobo:PublicBaseUrl must be an absolute http or https URL without query or fragment; it was '{options.PublicBaseUrl}'.");
+            failures.Add(
+                $"Kobo:PublicBaseUrl must be an absolute http or https URL without query or fragment; it was '{options.PublicBaseUrl}'.");
         }
 
         if (!string.IsNullOrEmpty(options.ContentBaseUrl) && options.ContentBase is null)
         {
-            failures.Add($"Kobo:ContentBaseUrl must be an absolute http or https URL without query or fragment; it was '{options.ContentBaseUrl}'.");
+            failures.Add(
+                $"Kobo:ContentBaseUrl must be an absolute http or https URL without query or fragment; it was '{options.ContentBaseUrl}'.");
         }
 
         Range(failures, "LinkLookupConcurrency", options.LinkLookupConcurrency, 1, 1_000);

@@ -15,12 +15,16 @@ public static class KoreaderErrors
     public static readonly KoreaderError Unauthorized = new(2001, StatusCodes.Status401Unauthorized, "Unauthorized");
     public static readonly KoreaderError InvalidFields = new(2003, StatusCodes.Status403Forbidden, "Invalid request");
     public static readonly KoreaderError DocumentMissing = new(2004, StatusCodes.Status403Forbidden, "Field 'document' not provided.");
-    public static readonly KoreaderError RegistrationDisabled = new(2005, StatusCodes.Status402PaymentRequired, "User registration is disabled.");
-    public static readonly KoreaderError DocumentNotServable = new(2007, StatusCodes.Status403Forbidden, "Field 'document' is not a document this server can serve.");
+    public static readonly KoreaderError RegistrationDisabled = new(
+        2005, StatusCodes.Status402PaymentRequired, "User registration is disabled.");
+    public static readonly KoreaderError DocumentNotServable = new(
+        2007, StatusCodes.Status403Forbidden, "Field 'document' is not a document this server can serve.");
 
     // Beyond the reference server's table: this service's own refusals, in the same shape so the plugin shows them.
-    public static readonly KoreaderError TooManyRefused = new(2101, StatusCodes.Status429TooManyRequests, "Too many refused logins from this address; retry later.");
-    public static readonly KoreaderError Busy = new(2102, StatusCodes.Status503ServiceUnavailable, "Logins cannot be checked right now; retry later.");
+    public static readonly KoreaderError TooManyRefused = new(
+        2101, StatusCodes.Status429TooManyRequests, "Too many refused logins from this address; retry later.");
+    public static readonly KoreaderError Busy = new(
+        2102, StatusCodes.Status503ServiceUnavailable, "Logins cannot be checked right now; retry later.");
 
     public static async Task WriteAsync(HttpContext context, KoreaderError error)
     {

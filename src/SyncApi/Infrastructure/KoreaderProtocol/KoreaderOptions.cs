@@ -15,7 +15,9 @@ public sealed class KoreaderOptions
     /// </summary>
     public string PathPrefix { get; set; } = "/koreader";
 
-    /// <summary>The most documents mapping to no owned book one user keeps; a new one beyond it replaces the least recently written.</summary>
+    /// <summary>
+    /// The most documents mapping to no owned book one user keeps; a new one beyond it replaces the least recently written.
+    /// </summary>
     [Range(1, 1_000_000, ErrorMessage = "KOReader:MaxDocumentsPerUser must be from {1} to {2}.")]
     public int MaxDocumentsPerUser { get; set; } = 5_000;
 }
@@ -31,6 +33,7 @@ internal sealed class KoreaderOptionsValidator : IValidateOptions<KoreaderOption
             && !segments.Any(s => s is "v1" or "kobo" or "healthz" or "metrics")
             ? ValidateOptionsResult.Success
             : ValidateOptionsResult.Fail(
-                $"KOReader:PathPrefix must be a path such as '/koreader' (segments of letters, digits, '-', '_' and '.', none of them 'v1', 'kobo', 'healthz' or 'metrics'); it was '{prefix}'.");
+                $"KOReader:PathPrefix must be a path such as '/koreader' (segments of letters, digits, '-', '_' and '.', " +
+                $"none of them 'v1', 'kobo', 'healthz' or 'metrics'); it was '{prefix}'.");
     }
 }

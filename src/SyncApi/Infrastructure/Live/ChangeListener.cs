@@ -73,7 +73,8 @@ internal sealed partial class ChangeListener(
 
         try
         {
-            await using var dataSource = CreateDataSource(await connection.GetConnectionStringAsync(stoppingToken).ConfigureAwait(false), PoolName);
+            await using var dataSource = CreateDataSource(
+                await connection.GetConnectionStringAsync(stoppingToken).ConfigureAwait(false), PoolName);
             var lost = 0;
             var listenedBefore = false;
             while (!stoppingToken.IsCancellationRequested)
@@ -175,7 +176,10 @@ internal sealed partial class ChangeListener(
         var users = waiters.Users.ToArray();
         for (var i = 0; i < users.Length; i += CatchUpChunk)
         {
-            await using var command = new NpgsqlCommand(ChangeSeqQueries.ChangeSeqs, listener) { CommandTimeout = (int)ProbeTimeout.TotalSeconds * 2 };
+            await using var command = new NpgsqlCommand(ChangeSeqQueries.ChangeSeqs, listener)
+            {
+                CommandTimeout = (int)ProbeTimeout.TotalSeconds * 2,
+            };
             command.Parameters.Add(new NpgsqlParameter<long[]> { TypedValue = users[i..Math.Min(users.Length, i + CatchUpChunk)] });
             await using var reader = await command.ExecuteReaderAsync(cancellationToken).ConfigureAwait(false);
             while (await reader.ReadAsync(cancellationToken).ConfigureAwait(false))
@@ -192,7 +196,10 @@ internal sealed partial class ChangeListener(
     /// <summary>A quiet connection may be a dead one: ask the server, briefly; a standby is no place to listen.</summary>
     private static async Task ProbeAsync(NpgsqlConnection listener, CancellationToken cancellationToken)
     {
-        await using var probe = new NpgsqlCommand("SELECT pg_is_in_recovery()", listener) { CommandTimeout = (int)ProbeTimeout.TotalSeconds };
+        await using var probe = new NpgsqlCommand("SELECT pg_is_in_recovery()", listener)
+        {
+            CommandTimeout = (int)ProbeTimeout.TotalSeconds,
+        };
         if (await probe.ExecuteScalarAsync(cancellationToken).ConfigureAwait(false) is true)
         {
             throw new InvalidOperationException("The listener's server is a standby now.");
@@ -200,7 +207,8 @@ internal sealed partial class ChangeListener(
     }
 
     /// <summary>The wait before retry <paramref name="attempt"/> (from 0) of live pull's connections: 0.1 s doubling up to 5 s.</summary>
-    internal static TimeSpan Backoff(int attempt) => TimeSpan.FromTicks(Math.Min(MaxRetry.Ticks, FirstRetry.Ticks << Math.Min(attempt, 10)));
+    internal static TimeSpan Backoff(int attempt) => TimeSpan.FromTicks(
+        Math.Min(MaxRetry.Ticks, FirstRetry.Ticks << Math.Min(attempt, 10)));
 
     /// <summary>A pool of one connection named <paramref name="name"/> (also its <c>application_name</c>), on the primary.</summary>
     internal static NpgsqlDataSource CreateDataSource(string connectionString, string name)
@@ -224,10 +232,12 @@ internal sealed partial class ChangeListener(
     [LoggerMessage(Level = LogLevel.Information, Message = "Change listener listening on {Node}")]
     private static partial void LogListening(ILogger logger, string node);
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Change listener listening again on {Node}; devices of {Users} users re-checked")]
+    [LoggerMessage(
+        Level = LogLevel.Information, Message = "Change listener listening again on {Node}; devices of {Users} users re-checked")]
     private static partial void LogListeningAgain(ILogger logger, string node, int users);
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Change listener is not listening ({Reason}); waiting devices re-check once it listens again")]
+    [LoggerMessage(
+        Level = LogLevel.Warning, Message = "Change listener is not listening ({Reason}); waiting devices re-check once it listens again")]
     private static partial void LogLost(ILogger logger, string reason);
 
     [LoggerMessage(Level = LogLevel.Debug, Message = "Change listener still not listening after {Attempts} attempts: {Reason}")]

@@ -50,7 +50,9 @@ public sealed record ChangeNotification(string Sender, DateTimeOffset StampedAt,
         return new ChangeNotification(parts[0], DateTimeOffset.FromUnixTimeMilliseconds(stampMs), changes);
     }
 
-    /// <summary>The payloads that carry <paramref name="changes"/> (user, highest sequence), each at most <see cref="MaxPayloadBytes"/>.</summary>
+    /// <summary>
+    /// The payloads that carry <paramref name="changes"/> (user, highest sequence), each at most <see cref="MaxPayloadBytes"/>.
+    /// </summary>
     public static List<string> Format(string sender, DateTimeOffset stampedAt, IEnumerable<KeyValuePair<long, long>> changes)
     {
         var head = sender + " " + stampedAt.ToUnixTimeMilliseconds().ToString(CultureInfo.InvariantCulture);

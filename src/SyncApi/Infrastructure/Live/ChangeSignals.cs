@@ -42,7 +42,9 @@ internal sealed partial class ChangeSignals(
     /// <summary>The sender's pool in Npgsql's metrics.</summary>
     public const string PoolName = "kobo-sync-signals";
 
-    /// <summary>Users held to be told at most; past it a signal is dropped (and counted): its waiting devices find the change at their wait's end.</summary>
+    /// <summary>
+    /// Users held to be told at most; past it a signal is dropped (and counted): its waiting devices find the change at their wait's end.
+    /// </summary>
     public const int MaxPendingUsers = 100_000;
 
     private const string NotifySql = "SELECT pg_notify($1, $2)";
@@ -195,6 +197,8 @@ internal sealed partial class ChangeSignals(
         }
     }
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Live pull could not tell the other instances of {Users} users' changes ({Reason}); held to try again")]
+    [LoggerMessage(
+        Level = LogLevel.Warning,
+        Message = "Live pull could not tell the other instances of {Users} users' changes ({Reason}); held to try again")]
     private static partial void LogSendFailed(ILogger logger, int users, string reason);
 }

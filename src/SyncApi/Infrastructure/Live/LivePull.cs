@@ -52,7 +52,8 @@ public sealed class LivePull(
         caller.EnsureOwns(user);
         var untilExpiry = tokenExpires - clock.GetUtcNow();
         var expiresFirst = untilExpiry < wait; // then a wait that runs out has run into the token's expiry
-        var ends = clock.GetTimestamp() + (long)(Math.Max(0, Math.Min(wait.TotalSeconds, untilExpiry.TotalSeconds)) * clock.TimestampFrequency);
+        var ends = clock.GetTimestamp() + (long)(
+            Math.Max(0, Math.Min(wait.TotalSeconds, untilExpiry.TotalSeconds)) * clock.TimestampFrequency);
         var admitted = Register(caller, user, Protocols.Rest, out var waiter);
         using (waiter)
         {
@@ -69,7 +70,8 @@ public sealed class LivePull(
             }
             else
             {
-                page = await PullAdmittedAsync(caller, user, since, pageSize, Protocols.Rest, first: true, cancellationToken).ConfigureAwait(false);
+                page = await PullAdmittedAsync(
+                    caller, user, since, pageSize, Protocols.Rest, first: true, cancellationToken).ConfigureAwait(false);
             }
 
             if (waiter is null)
@@ -86,7 +88,8 @@ public sealed class LivePull(
                     break;
                 }
 
-                var signal = await WaitAsync(waiter.ArmAsync(page.CaughtUpThrough!.Value), remaining, cancellationToken).ConfigureAwait(false);
+                var signal = await WaitAsync(
+                    waiter.ArmAsync(page.CaughtUpThrough!.Value), remaining, cancellationToken).ConfigureAwait(false);
                 if (signal is not { } woken)
                 {
                     slept = true;
@@ -110,7 +113,8 @@ public sealed class LivePull(
 
                 period = quiet.ListeningPeriod;
                 recordedAt = clock.GetUtcNow();
-                page = await PullAdmittedAsync(caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
+                page = await PullAdmittedAsync(
+                    caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
                 if (page.Changes.Count > 0 || page.HasMore)
                 {
                     return new LiveAnswer(page, null, woken);
@@ -130,7 +134,8 @@ public sealed class LivePull(
                 // one indexed read when nothing is new, so a lost signal costs the device at most its wait.
                 period = quiet.ListeningPeriod;
                 recordedAt = clock.GetUtcNow();
-                page = await PullAdmittedAsync(caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
+                page = await PullAdmittedAsync(
+                    caller, user, page.SyncToken, pageSize, Protocols.Rest, first: false, cancellationToken).ConfigureAwait(false);
                 nothingNew = page.Changes.Count == 0 && !page.HasMore;
             }
 
@@ -148,9 +153,9 @@ public sealed class LivePull(
     /// The changes after <paramref name="since"/> as pages handed to <paramref name="send"/>: the backlog
     /// (at least one page, so the device learns its current token), then a page each time changes commit,
     /// and a heartbeat (no changes, the last token) after <c>Sync:WatchHeartbeatSeconds</c> with nothing
-    /// sent, once a check has found nothing new. Returns after <c>Sync:WatchMaxSeconds</c>; cancelled with <paramref name="cancellationToken"/>.
-    /// A watch the instance cannot take, or one the instance stops, ends with <see cref="WaitRefusedException"/>
-    /// after the backlog.
+    /// sent, once a check has found nothing new. Returns after <c>Sync:WatchMaxSeconds</c>; cancelled with
+    /// <paramref name="cancellationToken"/>. A watch the instance cannot take, or one the instance stops, ends with
+    /// <see cref="WaitRefusedException"/> after the backlog.
     /// </summary>
     public async Task WatchAsync(
         DeviceCaller caller, UserNo user, string? since, int? pageSize, Func<LivePage, Task> send, CancellationToken cancellationToken)
@@ -171,7 +176,9 @@ public sealed class LivePull(
                 SyncChangePage page;
                 do
                 {
-                    page = found ?? await PullAdmittedAsync(caller, user, token, pageSize, Protocols.Grpc, first, cancellationToken).ConfigureAwait(false);
+                    page = found
+                        ?? await PullAdmittedAsync(
+                            caller, user, token, pageSize, Protocols.Grpc, first, cancellationToken).ConfigureAwait(false);
                     found = null;
                     if (first || page.Changes.Count > 0)
                     {
@@ -206,7 +213,8 @@ public sealed class LivePull(
 
                     var untilEnd = clock.GetElapsedTime(now, ends);
                     var untilBeat = heartbeat - clock.GetElapsedTime(lastSent, now);
-                    var signal = await WaitAsync(wake, untilBeat < untilEnd ? untilBeat : untilEnd, cancellationToken).ConfigureAwait(false);
+                    var signal = await WaitAsync(
+                        wake, untilBeat < untilEnd ? untilBeat : untilEnd, cancellationToken).ConfigureAwait(false);
                     if (signal is { Stopping: true })
                     {
                         throw new WaitRefusedException(WaitAdmission.Stopping, TimeSpan.Zero);
@@ -227,7 +235,8 @@ public sealed class LivePull(
                     {
                         // A signal can be lost (ChangeSignals): each heartbeat checks first, one indexed read when
                         // nothing is new, so a lost signal costs the device at most one heartbeat's wait.
-                        var check = await PullAdmittedAsync(caller, user, token, pageSize, Protocols.Grpc, first: false, cancellationToken).ConfigureAwait(false);
+                        var check = await PullAdmittedAsync(
+                            caller, user, token, pageSize, Protocols.Grpc, first: false, cancellationToken).ConfigureAwait(false);
                         if (check.Changes.Count > 0 || check.HasMore)
                         {
                             found = check;

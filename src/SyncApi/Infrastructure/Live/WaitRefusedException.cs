@@ -8,7 +8,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 public sealed class WaitRefusedException(WaitAdmission reason, TimeSpan retryAfter)
     : Exception(reason switch
     {
-        WaitAdmission.DeviceFull => "This device already waits for changes as often as one device may on this instance; pull again after the pushback.",
+        WaitAdmission.DeviceFull => "This device already waits for changes as often as one device may on this instance; " +
+            "pull again after the pushback.",
         WaitAdmission.UserFull => "Too many devices of this user wait for changes on this instance; pull again after the pushback.",
         WaitAdmission.Stopping => "The instance is shutting down; watch again from the last sync token.",
         _ => "This instance takes no more devices waiting for changes; pull again after the pushback.",

@@ -157,7 +157,9 @@ internal sealed class BufferedStdoutSink : ILogEventSink, IDisposable
         if (dropped > 0)
         {
             _formatter.Format(
-                new LogEvent(DateTimeOffset.UtcNow, LogEventLevel.Warning, null, DroppedTemplate, [new LogEventProperty("DroppedEvents", new ScalarValue(dropped))]),
+                new LogEvent(
+                    DateTimeOffset.UtcNow, LogEventLevel.Warning, null, DroppedTemplate,
+                    [new LogEventProperty("DroppedEvents", new ScalarValue(dropped))]),
                 _writer);
         }
 

@@ -20,7 +20,8 @@ internal sealed class RedactingLoggerProvider(ILoggerProvider inner) : ILoggerPr
 
         public bool IsEnabled(LogLevel logLevel) => inner.IsEnabled(logLevel);
 
-        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter) =>
+        public void Log<TState>(
+            LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter) =>
             inner.Log(logLevel, eventId, state, exception is null ? null : RedactedException.Of(exception), formatter);
     }
 }

@@ -34,7 +34,8 @@ internal sealed partial class RefusedRequestSummary(
         var total = unauthorized + tooMany + unavailable + other;
         if (total > 0)
         {
-            LogUnwritten(logger, total, (int)period.TotalSeconds, options.Value.RefusedLinesPerSecond, unauthorized, tooMany, unavailable, other);
+            LogUnwritten(
+                logger, total, (int)period.TotalSeconds, options.Value.RefusedLinesPerSecond, unauthorized, tooMany, unavailable, other);
         }
     }
 

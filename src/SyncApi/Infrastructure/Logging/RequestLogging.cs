@@ -68,10 +68,17 @@ internal static class RequestLogging
     // each. Values a caller chooses (an unknown method or protocol, a status outside 100-599) are
     // built per line, so no caller can grow the cache.
     private static readonly LogEventProperty[] Protocols =
-        [.. new[] { HttpProtocol.Http10, HttpProtocol.Http11, HttpProtocol.Http2, HttpProtocol.Http3 }.Select(p => Property("Protocol", p))];
+        [.. new[]
+        {
+            HttpProtocol.Http10, HttpProtocol.Http11, HttpProtocol.Http2, HttpProtocol.Http3,
+        }.Select(p => Property("Protocol", p))];
 
     private static readonly LogEventProperty[] Methods =
-        [.. new[] { HttpMethods.Get, HttpMethods.Post, HttpMethods.Put, HttpMethods.Delete, HttpMethods.Patch, HttpMethods.Head, HttpMethods.Options }.Select(m => Property("Method", m))];
+        [.. new[]
+        {
+            HttpMethods.Get, HttpMethods.Post, HttpMethods.Put, HttpMethods.Delete,
+            HttpMethods.Patch, HttpMethods.Head, HttpMethods.Options,
+        }.Select(m => Property("Method", m))];
 
     private static readonly LogEventProperty Unmatched = Property("Route", "(unmatched)");
     private static readonly ConditionalWeakTable<RouteEndpoint, LogEventProperty> Routes = [];

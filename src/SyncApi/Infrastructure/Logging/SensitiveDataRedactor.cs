@@ -9,8 +9,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 /// device tokens, Kobo link secrets, page cursors and highlight text. Properties that carry them by name (the query
 /// string ASP.NET Core logs at Information and below, authorization values, cursors, highlight text
 /// and notes) are replaced, and anything shaped like a JSON Web Token or a bearer credential inside
-/// any other text property is cut out, as is the secret of a Kobo link path (<c>/kobo/{secret}/...</c>). Runs before any sink formats the event, so the rendered
-/// message is redacted too.
+/// any other text property is cut out, as is the secret of a Kobo link path (<c>/kobo/{secret}/...</c>). Runs before any sink formats the
+/// event, so the rendered message is redacted too.
 /// </summary>
 internal sealed partial class SensitiveDataRedactor : ILogEventEnricher
 {

@@ -16,7 +16,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 /// section and follow its reloads. Any
 /// <see cref="ILogEventSink"/> registered in DI receives the same events (tests capture logs this way).
 /// The one line per request is written by Serilog.AspNetCore's request logging (<see cref="RequestLogging"/>).
-/// Every logging default lives here but the levels (<see cref="Hosting.ServiceSettings.Defaults"/>): enrichers, sinks and the development template.
+/// Every logging default lives here but the levels (<see cref="Hosting.ServiceSettings.Defaults"/>): enrichers, sinks and the development
+/// template.
 /// </summary>
 internal static class SerilogSetup
 {

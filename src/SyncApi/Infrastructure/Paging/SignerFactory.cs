@@ -22,7 +22,8 @@ internal static class SignerFactory
         if (string.IsNullOrEmpty(options.CursorKey))
         {
             services.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(SignerFactory))
-                .LogWarning("Paging:CursorKey is not set: page cursors are signed with a random key and stop working when this process restarts");
+                .LogWarning(
+                    "Paging:CursorKey is not set: page cursors are signed with a random key and stop working when this process restarts");
             return new CursorKey(RandomNumberGenerator.GetBytes(32));
         }
 

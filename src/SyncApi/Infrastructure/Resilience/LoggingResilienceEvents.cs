@@ -5,7 +5,8 @@ using Kobo.Sync.Storage.Telemetry;
 namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 
 /// <summary>Resilience events as log lines and as counts in the service's meter (when there is one).</summary>
-public sealed partial class LoggingResilienceEvents(ILogger<LoggingResilienceEvents> logger, SyncMetrics? metrics = null) : IResilienceEvents
+public sealed partial class LoggingResilienceEvents(
+    ILogger<LoggingResilienceEvents> logger, SyncMetrics? metrics = null) : IResilienceEvents
 {
     /// <summary>The circuit is shared by every storage pipeline; its events carry this pipeline label.</summary>
     public const string BreakerPipeline = "storage";
@@ -36,10 +37,14 @@ public sealed partial class LoggingResilienceEvents(ILogger<LoggingResilienceEve
         metrics?.RecordResilienceEvent(BreakerPipeline, ResilienceEvent.CircuitClosed);
     }
 
-    [LoggerMessage(Level = LogLevel.Information, Message = "Storage call {Pipeline} retrying (attempt {Attempt}) in {DelayMs} ms after {Failure}: {Reason}")]
+    [LoggerMessage(
+        Level = LogLevel.Information,
+        Message = "Storage call {Pipeline} retrying (attempt {Attempt}) in {DelayMs} ms after {Failure}: {Reason}")]
     private static partial void LogRetry(ILogger logger, string pipeline, int attempt, double delayMs, string? failure, string? reason);
 
-    [LoggerMessage(Level = LogLevel.Warning, Message = "Storage circuit opened for {BreakMs} ms: calls fail at once; last failure {Failure}: {Reason}")]
+    [LoggerMessage(
+        Level = LogLevel.Warning,
+        Message = "Storage circuit opened for {BreakMs} ms: calls fail at once; last failure {Failure}: {Reason}")]
     private static partial void LogOpened(ILogger logger, double breakMs, string? failure, string? reason);
 
     [LoggerMessage(Level = LogLevel.Information, Message = "Storage circuit half-open: one call probes the database")]

@@ -12,7 +12,8 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 /// call's own deadline, when shorter, narrows it in <see cref="GrpcErrorInterceptor"/>. A request
 /// whose database call the open circuit refused is counted as shed (<c>circuit_open</c>).
 /// </summary>
-internal sealed class RequestBudgetMiddleware(RequestDelegate next, IOptions<ResilienceOptions> options, TimeProvider clock, SyncMetrics? metrics = null)
+internal sealed class RequestBudgetMiddleware(
+    RequestDelegate next, IOptions<ResilienceOptions> options, TimeProvider clock, SyncMetrics? metrics = null)
 {
     public async Task InvokeAsync(HttpContext context)
     {

@@ -16,7 +16,9 @@ public sealed class EndpointLabels
 
     private readonly ConcurrentDictionary<Endpoint, Label> _labels = new();
 
-    /// <summary>The label of <paramref name="endpoint"/>; <see cref="Label.Excluded"/> for endpoints left out of request telemetry.</summary>
+    /// <summary>
+    /// The label of <paramref name="endpoint"/>; <see cref="Label.Excluded"/> for endpoints left out of request telemetry.
+    /// </summary>
     public Label For(Endpoint? endpoint) =>
         endpoint is null ? Label.UnmatchedEndpoint : _labels.GetOrAdd(endpoint, static e => Compute(e));
 

@@ -5,8 +5,8 @@ using Kobo.Sync.Storage.Telemetry;
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 
 /// <summary>
-/// The <c>Kobo.Sync</c> meter: every instrument the web host records itself (storage's are <see cref="StorageMetrics"/>), with the small methods
-/// that record them. Names follow OpenTelemetry's conventions; the Prometheus names they become at
+/// The <c>Kobo.Sync</c> meter: every instrument the web host records itself (storage's are <see cref="StorageMetrics"/>), with the small
+/// methods that record them. Names follow OpenTelemetry's conventions; the Prometheus names they become at
 /// <c>/metrics</c> are listed in docs/operations.md. Tag values are the constants of
 /// <see cref="TelemetryTags"/> or come from small fixed sets, so series stay bounded and the hot path
 /// records without allocating (<see cref="TagList"/> holds up to eight tags on the stack).
@@ -77,7 +77,8 @@ public sealed class SyncMetrics : IDisposable
             "Resilience pipeline events (retry, circuit opened, half-opened, closed, timeout), by pipeline and event.");
         _buffered = _meter.CreateUpDownCounter<long>(
             "kobo.sync.buffered", "By",
-            "Bytes this instance holds while it waits on devices' networks, by direction: request bodies arriving (and held until their request ends), answers waiting to be taken.");
+            "Bytes this instance holds while it waits on devices' networks, by direction: " +
+            "request bodies arriving (and held until their request ends), answers waiting to be taken.");
         _liveWaiters = _meter.CreateUpDownCounter<long>(
             "kobo.sync.live.waiters", "{device}",
             "Devices waiting for changes on this instance (REST wait, gRPC WatchChanges), by protocol.");
@@ -104,7 +105,8 @@ public sealed class SyncMetrics : IDisposable
             "REST waits that started without a pull: the device came back with the token its last wait ended on, and nothing had changed.");
         _liveSignals = _meter.CreateCounter<long>(
             "kobo.sync.live.signals", "{user}",
-            "Users' committed changes this instance told the other instances of, by outcome (sent, failed: held to be sent again, dropped).");
+            "Users' committed changes this instance told the other instances of, by outcome (sent, failed: held to be sent again, " +
+            "dropped).");
     }
 
     /// <summary>One device request: counted by outcome, its duration (unless null: a live pull) recorded for its endpoint.</summary>
@@ -166,7 +168,9 @@ public sealed class SyncMetrics : IDisposable
         _resilienceEvents.Add(1, in tags);
     }
 
-    /// <summary>Bytes held (+) or given back (-) while waiting on a device's network; use the <see cref="BufferedDirection"/> constants.</summary>
+    /// <summary>
+    /// Bytes held (+) or given back (-) while waiting on a device's network; use the <see cref="BufferedDirection"/> constants.
+    /// </summary>
     public void AddBufferedBytes(string direction, long delta)
     {
         var tags = new TagList { { TelemetryTags.Direction, direction } };
@@ -201,7 +205,9 @@ public sealed class SyncMetrics : IDisposable
         }
     }
 
-    /// <summary>A change notification reached the listener <paramref name="lag"/> after the push sent it (clamped at 0: clocks differ).</summary>
+    /// <summary>
+    /// A change notification reached the listener <paramref name="lag"/> after the push sent it (clamped at 0: clocks differ).
+    /// </summary>
     public void RecordNotificationLag(TimeSpan lag) => _liveNotificationLag.Record(Math.Max(0, lag.TotalSeconds));
 
     /// <summary>The change listener is listening again after losing its connection.</summary>
@@ -210,7 +216,10 @@ public sealed class SyncMetrics : IDisposable
     /// <summary>A REST wait resumed without a pull (<see cref="Live.QuietWaits"/>).</summary>
     public void RecordLiveResumed() => _liveResumed.Add(1);
 
-    /// <summary><paramref name="users"/> users' change signals to the other instances had <paramref name="outcome"/> (<see cref="LiveSignalOutcome"/>).</summary>
+    /// <summary>
+    /// <paramref name="users"/> users' change signals to the other instances had <paramref name="outcome"/>
+    /// (<see cref="LiveSignalOutcome"/>).
+    /// </summary>
     public void RecordLiveSignals(string outcome, int users)
     {
         var tags = new TagList { { TelemetryTags.Outcome, outcome } };

@@ -73,7 +73,9 @@ public static class LiveRefusal
     public const string Stopping = "stopping";
 }
 
-/// <summary>Values of the <c>outcome</c> tag of <c>kobo.sync.live.signals</c>: what became of a user's change signal to the other instances.</summary>
+/// <summary>
+/// Values of the <c>outcome</c> tag of <c>kobo.sync.live.signals</c>: what became of a user's change signal to the other instances.
+/// </summary>
 public static class LiveSignalOutcome
 {
     /// <summary>Sent in a notification.</summary>

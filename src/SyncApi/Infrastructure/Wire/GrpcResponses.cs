@@ -18,7 +18,9 @@ internal static class GrpcResponses
     /// <summary>Larger request messages are refused with RESOURCE_EXHAUSTED, as in the reference implementations.</summary>
     public const int MaxReceiveMessageSize = 4 * 1024 * 1024;
 
-    /// <summary>What Grpc.AspNetCore answers, with RESOURCE_EXHAUSTED, a message over its limit; the service's own checks say the same.</summary>
+    /// <summary>
+    /// What Grpc.AspNetCore answers, with RESOURCE_EXHAUSTED, a message over its limit; the service's own checks say the same.
+    /// </summary>
     public const string MessageTooLarge = "Received message exceeds the maximum configured message size.";
 
     /// <summary>True for <c>application/grpc</c> and its <c>+suffix</c> and parameter forms, as the spec defines a gRPC request.</summary>
@@ -27,7 +29,8 @@ internal static class GrpcResponses
         && contentType.StartsWith(ContentType, StringComparison.OrdinalIgnoreCase)
         && (contentType.Length == ContentType.Length || contentType[ContentType.Length] is '+' or ';');
 
-    public static void WriteTrailersOnly(HttpContext http, GrpcStatusCode status, string message, KeyValuePair<string, string>? trailer = null)
+    public static void WriteTrailersOnly(
+        HttpContext http, GrpcStatusCode status, string message, KeyValuePair<string, string>? trailer = null)
     {
         var response = http.Response;
         response.StatusCode = StatusCodes.Status200OK;
