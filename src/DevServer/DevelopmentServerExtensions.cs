@@ -19,7 +19,8 @@ public static class DevelopmentServerExtensions
     public static IServiceCollection AddDevelopmentServer(this IServiceCollection services)
     {
         services.AddOptions<DemoOptions>().BindConfiguration(DemoOptions.SectionName);
-        services.TryAddSingleton<IEmbeddedServerLauncher>(sp => new EmbeddedServerLauncher(sp.GetRequiredService<ILogger<EmbeddedPostgres>>()));
+        services.TryAddSingleton<IEmbeddedServerLauncher>(
+            sp => new EmbeddedServerLauncher(sp.GetRequiredService<ILogger<EmbeddedPostgres>>()));
         services.AddSingleton<IStartupSeed, DemoSeed>();
         return services;
     }

@@ -10,19 +10,38 @@ public sealed record DemoBook(long BookNo, string Title, string Author, string L
 public sealed record DemoOwnership(long UserNo, long BookNo, DateTime AcquiredAt);
 
 public sealed record DemoHighlight(
-    string Id, long UserNo, long BookNo, string Text, int Start, int Length, string Color, string? Note, DateTime CreatedAt, DateTime ModifiedAt);
+    string Id, long UserNo, long BookNo, string Text, int Start, int Length,
+    string Color, string? Note, DateTime CreatedAt, DateTime ModifiedAt);
 
 /// <summary>Generates the rows of <see cref="DemoData"/>; the same rows on every run.</summary>
 public sealed class DemoRows
 {
     private static readonly DateTime Epoch = new(2012, 1, 1, 0, 0, 0, DateTimeKind.Utc);
-    private static readonly string[] FirstNames = ["Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kira", "Luca", "Maya", "Noor", "Oskar", "Priya"];
-    private static readonly string[] LastNames = ["Abbott", "Bauer", "Costa", "Dubois", "Eriksen", "Fujita", "Garcia", "Hughes", "Ivanova", "Jensen", "Kowalski", "Lambert", "Moreau", "Nakamura"];
+    private static readonly string[] FirstNames =
+    [
+        "Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro",
+        "Ines", "Jonas", "Kira", "Luca", "Maya", "Noor", "Oskar", "Priya",
+    ];
+    private static readonly string[] LastNames =
+    [
+        "Abbott", "Bauer", "Costa", "Dubois", "Eriksen", "Fujita", "Garcia",
+        "Hughes", "Ivanova", "Jensen", "Kowalski", "Lambert", "Moreau", "Nakamura",
+    ];
     private static readonly string?[] Countries = ["CA", "US", "GB", "FR", "DE", "JP", "NL", "AU", "IT", null];
-    private static readonly string[] Adjectives = ["Silent", "Golden", "Hidden", "Last", "Northern", "Secret", "Winter", "Broken", "Distant", "Little"];
-    private static readonly string[] Nouns = ["Garden", "River", "Letters", "Voyage", "House", "Island", "Kingdom", "Lantern", "Orchard", "Station"];
+    private static readonly string[] Adjectives =
+    [
+        "Silent", "Golden", "Hidden", "Last", "Northern", "Secret", "Winter", "Broken", "Distant", "Little",
+    ];
+    private static readonly string[] Nouns =
+    [
+        "Garden", "River", "Letters", "Voyage", "House", "Island", "Kingdom", "Lantern", "Orchard", "Station",
+    ];
     private static readonly string[] Languages = ["en", "en", "en", "fr", "de", "es", "nl", "it"];
-    private static readonly string[] Words = ["the", "light", "fell", "across", "a", "quiet", "room", "where", "nobody", "had", "spoken", "for", "years", "and", "still", "it", "seemed", "to", "remember", "every", "word"];
+    private static readonly string[] Words =
+    [
+        "the", "light", "fell", "across", "a", "quiet", "room", "where", "nobody", "had", "spoken",
+        "for", "years", "and", "still", "it", "seemed", "to", "remember", "every", "word",
+    ];
 
     public List<DemoUser> Users { get; } = new(DemoData.UserCount);
 
@@ -50,7 +69,9 @@ public sealed class DemoRows
         return rows;
     }
 
-    /// <summary>The demo catalogue alone, the same books <see cref="Generate"/> makes (the demo content origin serves their files).</summary>
+    /// <summary>
+    /// The demo catalogue alone, the same books <see cref="Generate"/> makes (the demo content origin serves their files).
+    /// </summary>
     public static List<DemoBook> GenerateBooks()
     {
         var books = new List<DemoBook>(DemoData.BookCount);

@@ -59,9 +59,11 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
 
         await transaction.CommitAsync(cancellationToken).ConfigureAwait(false);
 
-        var result = new DemoSeedResult(true, rows.Users.Count, rows.Books.Count, rows.Ownerships.Count, rows.Highlights.Count, stopwatch.Elapsed);
+        var result = new DemoSeedResult(
+            true, rows.Users.Count, rows.Books.Count, rows.Ownerships.Count, rows.Highlights.Count, stopwatch.Elapsed);
         _logger.LogInformation(
-            "Seeded demo data: {Users} users, {Books} books, {Ownerships} ownerships, {Highlights} highlights in {ElapsedMs} ms; heavy user {HeavyUser} has {HeavyUserHighlights} highlights",
+            "Seeded demo data: {Users} users, {Books} books, {Ownerships} ownerships, {Highlights} highlights in {ElapsedMs} ms; " +
+            "heavy user {HeavyUser} has {HeavyUserHighlights} highlights",
             result.Users, result.Books, result.Ownerships, result.Highlights, (long)result.Elapsed.TotalMilliseconds,
             DemoData.HeavyUser.Value, DemoData.HeavyUserHighlights);
         return result;
@@ -104,7 +106,8 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
     /// runs) gets the demo books' files, so its e-readers can download them too: only when no book file is
     /// stated yet and every demo book is in the catalogue as the demo seed wrote it.
     /// </summary>
-    private async Task StateFilesOfAnEarlierSeedAsync(NpgsqlConnection connection, NpgsqlTransaction transaction, CancellationToken cancellationToken)
+    private async Task StateFilesOfAnEarlierSeedAsync(
+        NpgsqlConnection connection, NpgsqlTransaction transaction, CancellationToken cancellationToken)
     {
         await using (var command = new NpgsqlCommand("SELECT EXISTS (SELECT 1 FROM book_files)", connection, transaction))
         {
@@ -157,13 +160,15 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
             await writer.StartRowAsync(cancellationToken).ConfigureAwait(false);
             await writer.WriteAsync(book.BookNo, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
             await writer.WriteAsync(BookFile.Epub3, NpgsqlDbType.Text, cancellationToken).ConfigureAwait(false);
-            await writer.WriteAsync((long)DemoContentFiles.EpubOf(book).Length, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
+            await writer.WriteAsync(
+                (long)DemoContentFiles.EpubOf(book).Length, NpgsqlDbType.Bigint, cancellationToken).ConfigureAwait(false);
         }
 
         await writer.CompleteAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private static async Task CopyOwnershipsAsync(NpgsqlConnection connection, List<DemoOwnership> ownerships, CancellationToken cancellationToken)
+    private static async Task CopyOwnershipsAsync(
+        NpgsqlConnection connection, List<DemoOwnership> ownerships, CancellationToken cancellationToken)
     {
         await using var writer = await connection.BeginBinaryImportAsync(
             "COPY users_books (user_no, book_no, acquired_at) FROM STDIN (FORMAT BINARY)", cancellationToken).ConfigureAwait(false);
@@ -178,7 +183,8 @@ public sealed class DemoSeeder(NpgsqlDataSource dataSource, ILogger<DemoSeeder>?
         await writer.CompleteAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    private static async Task CopyHighlightsAsync(NpgsqlConnection connection, List<DemoHighlight> highlights, CancellationToken cancellationToken)
+    private static async Task CopyHighlightsAsync(
+        NpgsqlConnection connection, List<DemoHighlight> highlights, CancellationToken cancellationToken)
     {
         await using var writer = await connection.BeginBinaryImportAsync(
             "COPY highlights (id, user_no, book_no, text, start, length, color, note, created_at, modified_at) FROM STDIN (FORMAT BINARY)",

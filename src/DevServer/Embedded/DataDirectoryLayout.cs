@@ -40,7 +40,8 @@ public static class DataDirectoryLayout
             && Directory.EnumerateFileSystemEntries(dataDirectory).Any())
         {
             throw new InvalidOperationException(
-                $"{dataDirectory} is not empty but holds no PostgreSQL data directory (no PG_VERSION). Set Storage:Embedded:DataDirectory to an empty or new directory.");
+                $"{dataDirectory} is not empty but holds no PostgreSQL data directory (no PG_VERSION). " +
+                $"Set Storage:Embedded:DataDirectory to an empty or new directory.");
         }
     }
 
@@ -71,7 +72,8 @@ public static class DataDirectoryLayout
         if (!File.Exists(path))
         {
             throw new InvalidOperationException(
-                $"{dataDirectory} holds a PostgreSQL data directory that was not created by Kobo.Sync (no {EmbeddedPostgres.PasswordFileName}). " +
+                $"{dataDirectory} holds a PostgreSQL data directory that was not created by Kobo.Sync (no " +
+                $"{EmbeddedPostgres.PasswordFileName}). " +
                 "Point Storage:Embedded:DataDirectory elsewhere, or set Storage:ConnectionString to that server.");
         }
 

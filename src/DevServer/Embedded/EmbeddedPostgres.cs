@@ -33,7 +33,8 @@ public sealed class EmbeddedPostgres : IEmbeddedServer
     private readonly ServerProcess? _server;
     private readonly ILogger _logger;
 
-    private EmbeddedPostgres(EmbeddedPostgresSettings settings, ServerProcess? server, int pid, int port, string password, bool initialized, ILogger logger)
+    private EmbeddedPostgres(
+        EmbeddedPostgresSettings settings, ServerProcess? server, int pid, int port, string password, bool initialized, ILogger logger)
     {
         Settings = settings;
         _server = server;
@@ -94,7 +95,8 @@ public sealed class EmbeddedPostgres : IEmbeddedServer
         var asRoot = Environment.IsPrivilegedProcess;
 
         DataDirectoryLayout.EnsureParents(dataDirectory, asRoot);
-        using var startLock = await DataDirectoryLayout.LockAsync(dataDirectory, settings.StartTimeout, cancellationToken).ConfigureAwait(false);
+        using var startLock = await DataDirectoryLayout.LockAsync(
+            dataDirectory, settings.StartTimeout, cancellationToken).ConfigureAwait(false);
 
         var initialized = false;
         if (!File.Exists(Path.Combine(dataDirectory, "PG_VERSION")))
@@ -168,7 +170,8 @@ public sealed class EmbeddedPostgres : IEmbeddedServer
     }
 
     private static async Task<ServerProcess> LaunchAsync(
-        PostgresBinaries binaries, EmbeddedPostgresSettings settings, string dataDirectory, bool asRoot, CancellationToken cancellationToken)
+        PostgresBinaries binaries, EmbeddedPostgresSettings settings,
+        string dataDirectory, bool asRoot, CancellationToken cancellationToken)
     {
         List<string> arguments = asRoot
             ? [$"--reuid={PostgresUser}", $"--regid={PostgresUser}", "--init-groups", "--pdeathsig", "SIGINT", "--"]
@@ -213,7 +216,8 @@ public sealed class EmbeddedPostgres : IEmbeddedServer
                 NativeMethods.Signal(server.Pid, NativeMethods.SigKill);
                 var tail = server.Tail();
                 server.Dispose();
-                throw new TimeoutException($"PostgreSQL on {dataDirectory} was not ready within {settings.StartTimeout.TotalSeconds:0} s: {tail}");
+                throw new TimeoutException(
+                    $"PostgreSQL on {dataDirectory} was not ready within {settings.StartTimeout.TotalSeconds:0} s: {tail}");
             }
 
             // Orphaned backends of a killed server hold its shared memory for a moment; retry while they exit.
@@ -222,7 +226,8 @@ public sealed class EmbeddedPostgres : IEmbeddedServer
             if (attempt >= StartAttempts || !output.Contains("shared memory block", StringComparison.Ordinal))
             {
                 throw new InvalidOperationException(
-                    $"PostgreSQL on {dataDirectory}, port {settings.Port}, exited during start (is the port taken? set Storage:Embedded:Port): {output}");
+                    $"PostgreSQL on {dataDirectory}, port {settings.Port}, exited during start (is the port taken? set " +
+                    $"Storage:Embedded:Port): {output}");
             }
 
             await Task.Delay(200 * attempt, deadline.Token).ConfigureAwait(false);

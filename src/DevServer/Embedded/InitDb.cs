@@ -8,7 +8,8 @@ public static class InitDb
 {
     [UnsupportedOSPlatform("windows")]
     public static async Task RunAsync(
-        PostgresBinaries binaries, EmbeddedPostgresSettings settings, string dataDirectory, bool asRoot, CancellationToken cancellationToken)
+        PostgresBinaries binaries, EmbeddedPostgresSettings settings,
+        string dataDirectory, bool asRoot, CancellationToken cancellationToken)
     {
         // initdb fills a sibling directory that is renamed into place with its password file, so a
         // crash half-way leaves nothing that looks like a data directory.
@@ -28,7 +29,9 @@ public static class InitDb
         Directory.CreateDirectory(pgdata, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
         if (asRoot)
         {
-            await ProcessRunner.RunAsync("chown", ["-R", $"{EmbeddedPostgres.PostgresUser}:{EmbeddedPostgres.PostgresUser}", staging], cancellationToken).ConfigureAwait(false);
+            await ProcessRunner.RunAsync(
+                "chown", ["-R", $"{EmbeddedPostgres.PostgresUser}:{EmbeddedPostgres.PostgresUser}", staging],
+                cancellationToken).ConfigureAwait(false);
         }
 
         List<string> initdb =
@@ -43,7 +46,8 @@ public static class InitDb
 
         if (asRoot)
         {
-            await ProcessRunner.RunAsync("runuser", ["-u", EmbeddedPostgres.PostgresUser, "--", .. initdb], cancellationToken).ConfigureAwait(false);
+            await ProcessRunner.RunAsync(
+                "runuser", ["-u", EmbeddedPostgres.PostgresUser, "--", .. initdb], cancellationToken).ConfigureAwait(false);
         }
         else
         {

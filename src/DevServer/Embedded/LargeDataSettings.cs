@@ -15,7 +15,9 @@ public static class LargeDataSettings
 {
     public const string ResourceName = "Kobo.Sync.DevServer.large-data.conf";
 
-    /// <summary>The settings as PostgreSQL takes them (<c>key</c>, <c>value</c>), for a server with <paramref name="memoryBytes"/> of memory.</summary>
+    /// <summary>
+    /// The settings as PostgreSQL takes them (<c>key</c>, <c>value</c>), for a server with <paramref name="memoryBytes"/> of memory.
+    /// </summary>
     public static IReadOnlyList<KeyValuePair<string, string>> Render(long memoryBytes) => Parse(Text(), memoryBytes);
 
     public static IReadOnlyList<KeyValuePair<string, string>> Parse(string text, long memoryBytes)

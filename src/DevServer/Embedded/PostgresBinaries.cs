@@ -7,7 +7,8 @@ namespace Kobo.Sync.DevServer.Embedded;
 public sealed record PostgresBinaries(string BinDirectory, Version Version)
 {
     public const string MissingMessage =
-        "No PostgreSQL server binaries found under /usr/lib/postgresql/*/bin. Install them: apt-get install postgresql-15 (Debian/Ubuntu) or set Storage:ConnectionString to an existing server.";
+        "No PostgreSQL server binaries found under /usr/lib/postgresql/*/bin. Install them: " +
+        "apt-get install postgresql-15 (Debian/Ubuntu) or set Storage:ConnectionString to an existing server.";
 
     public string Postgres => Path.Combine(BinDirectory, "postgres");
 
