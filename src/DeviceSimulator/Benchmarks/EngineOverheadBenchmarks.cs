@@ -29,7 +29,8 @@ public class EngineOverheadBenchmarks
     public async Task<long> EngineSync()
     {
         var engine = new LoadEngine(new ImmediateClock(), _pipeline, maxConcurrency: 1_024, ArrivalSpacing.Poisson);
-        var run = await engine.RunAsync([new ScenarioPlan("free", _read, [new LoadStep { Rate = SyncsPerRun, DurationSeconds = 1 }], Seed: 1)], CancellationToken.None);
+        var run = await engine.RunAsync(
+            [new ScenarioPlan("free", _read, [new LoadStep { Rate = SyncsPerRun, DurationSeconds = 1 }], Seed: 1)], CancellationToken.None);
         return run.Scenarios[0].Syncs;
     }
 

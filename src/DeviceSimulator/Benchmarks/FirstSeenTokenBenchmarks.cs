@@ -25,7 +25,8 @@ public class FirstSeenTokenBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        _keys = new DeviceTokenKeys(Options.Create(new DeviceTokenOptions { SigningKey = "benchmark-signing-key-that-is-at-least-32-bytes" }));
+        _keys = new DeviceTokenKeys(
+            Options.Create(new DeviceTokenOptions { SigningKey = "benchmark-signing-key-that-is-at-least-32-bytes" }));
         _tokens = [.. Enumerable.Range(1, Devices).Select(user => _keys.Signer.Mint(user, "bench", TimeSpan.FromHours(4)))];
     }
 

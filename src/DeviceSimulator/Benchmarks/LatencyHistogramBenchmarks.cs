@@ -135,8 +135,10 @@ public class LatencyHistogramBenchmarks
             {
                 checks++;
                 var exact = values[Math.Max(1, (int)Math.Ceiling(p / 100 * count)) - 1];
-                Compare(ours.ValueAtPercentile(p), exact, values[^1], ref oursWorstBelow, ref oursWorstAbove, ref oursBelow, ref oursAboveMax);
-                Compare(hdr.GetValueAtPercentile(p), exact, values[^1], ref hdrWorstBelow, ref hdrWorstAbove, ref hdrBelow, ref hdrAboveMax);
+                Compare(
+                    ours.ValueAtPercentile(p), exact, values[^1], ref oursWorstBelow, ref oursWorstAbove, ref oursBelow, ref oursAboveMax);
+                Compare(
+                    hdr.GetValueAtPercentile(p), exact, values[^1], ref hdrWorstBelow, ref hdrWorstAbove, ref hdrBelow, ref hdrAboveMax);
             }
         }
 
@@ -150,11 +152,19 @@ public class LatencyHistogramBenchmarks
         }
 
         output.WriteLine($"{checks} percentiles of 2,000 random sets against the exact nearest-rank value:");
-        output.WriteLine($"  LatencyHistogram: below exact {oursBelow} times (worst {oursWorstBelow:P3}), above {oursWorstAbove:P3} at worst, above the set's max {oursAboveMax} times");
-        output.WriteLine($"  HdrHistogram:     below exact {hdrBelow} times (worst {hdrWorstBelow:P3}), above {hdrWorstAbove:P3} at worst, above the set's max {hdrAboveMax} times");
-        output.WriteLine($"Counts array for one second of 2-42 ms latencies: LatencyHistogram {second.NonEmptyBuckets().Select(b => b.Index >> 10).Distinct().Count() * 1_024 * sizeof(long):N0} bytes, HdrHistogram {hdrSecond.GetEstimatedFootprintInBytes():N0} bytes");
+        output.WriteLine(
+            $"  LatencyHistogram: below exact {oursBelow} times (worst {oursWorstBelow:P3}), above {oursWorstAbove:P3} at worst, " +
+            $"above the set's max {oursAboveMax} times");
+        output.WriteLine(
+            $"  HdrHistogram:     below exact {hdrBelow} times (worst {hdrWorstBelow:P3}), above {hdrWorstAbove:P3} at worst, " +
+            $"above the set's max {hdrAboveMax} times");
+        output.WriteLine(
+            $"Counts array for one second of 2-42 ms latencies: LatencyHistogram " +
+            $"{second.NonEmptyBuckets().Select(b => b.Index >> 10).Distinct().Count() * 1_024 * sizeof(long):N0} bytes, " +
+            $"HdrHistogram {hdrSecond.GetEstimatedFootprintInBytes():N0} bytes");
 
-        static void Compare(long reported, long exact, long max, ref double worstBelow, ref double worstAbove, ref int below, ref int aboveMax)
+        static void Compare(
+            long reported, long exact, long max, ref double worstBelow, ref double worstAbove, ref int below, ref int aboveMax)
         {
             var error = (reported - exact) / (double)exact;
             if (error < 0)

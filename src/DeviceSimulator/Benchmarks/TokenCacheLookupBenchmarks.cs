@@ -25,14 +25,17 @@ public class TokenCacheLookupBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        var keys = new DeviceTokenKeys(Options.Create(new DeviceTokenOptions { SigningKey = "benchmark-signing-key-that-is-at-least-32-bytes" }));
+        var keys = new DeviceTokenKeys(
+            Options.Create(new DeviceTokenOptions { SigningKey = "benchmark-signing-key-that-is-at-least-32-bytes" }));
         var now = DateTimeOffset.UtcNow;
         _headers = new string[Devices];
         for (var i = 0; i < Devices; i++)
         {
             var token = keys.Signer.Mint(i + 1, "bench", TimeSpan.FromHours(4));
             _headers[i] = "Bearer " + token;
-            var principal = new ClaimsPrincipal(new ClaimsIdentity([new Claim(DeviceAuthentication.UserClaim, (i + 1).ToString(System.Globalization.CultureInfo.InvariantCulture))]));
+            var principal = new ClaimsPrincipal(
+                new ClaimsIdentity(
+                    [new Claim(DeviceAuthentication.UserClaim, (i + 1).ToString(System.Globalization.CultureInfo.InvariantCulture))]));
             _ours.Add(token, principal, now.AddHours(4).UtcDateTime, now);
             _memoryCache.Set(token, principal, now.AddHours(4));
         }

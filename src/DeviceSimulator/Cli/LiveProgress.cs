@@ -9,7 +9,8 @@ namespace Kobo.Sync.DeviceSimulator.Cli;
 internal static class LiveProgress
 {
     /// <param name="sample">The current position (0..<paramref name="max"/>) and a one-line description.</param>
-    public static async Task<T> TrackAsync<T>(Task<T> work, string name, double max, Func<(double Value, string Line)> sample, TimeSpan plainEvery)
+    public static async Task<T> TrackAsync<T>(
+        Task<T> work, string name, double max, Func<(double Value, string Line)> sample, TimeSpan plainEvery)
     {
         if (!AnsiConsole.Profile.Capabilities.Interactive)
         {

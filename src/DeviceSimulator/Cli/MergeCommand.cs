@@ -10,9 +10,14 @@ internal static class MergeCommand
 {
     public static Command Create()
     {
-        var inputs = new Argument<string[]>("results") { Description = "The shards' result.json files (or their folders).", Arity = ArgumentArity.OneOrMore };
+        var inputs = new Argument<string[]>("results")
+        {
+            Description = "The shards' result.json files (or their folders).", Arity = ArgumentArity.OneOrMore,
+        };
         var output = new Option<string?>("--out") { Description = "Results folder (default: load/results/<UTC timestamp>-merged)." };
-        var command = new Command("merge", "Merge the results of a run's shards into one report, with percentiles from the merged histograms.") { inputs, output };
+        var command = new Command(
+            "merge",
+            "Merge the results of a run's shards into one report, with percentiles from the merged histograms.") { inputs, output };
         command.SetAction(async (parse, cancellationToken) =>
         {
             RunResult merged;
@@ -24,7 +29,8 @@ internal static class MergeCommand
                     .ToList();
                 merged = ResultMerger.Merge(results);
             }
-            catch (Exception exception) when (exception is IOException or FormatException or System.Text.Json.JsonException or ArgumentException)
+            catch (Exception exception)
+                when (exception is IOException or FormatException or System.Text.Json.JsonException or ArgumentException)
             {
                 await Console.Error.WriteLineAsync($"error: {exception.Message}");
                 return RunCommand.UsageExitCode;

@@ -10,18 +10,46 @@ internal static class SeedCommand
 {
     public static Command Create()
     {
-        var connection = new Option<string?>("--connection") { Description = "Npgsql connection string of the target database (required unless --plan-only)." };
+        var connection = new Option<string?>("--connection")
+        {
+            Description = "Npgsql connection string of the target database (required unless --plan-only).",
+        };
         var users = new Option<int?>("--users") { Description = "Number of users (the rest of the data set scales with it)." };
         var scale = new Option<double?>("--scale") { Description = "Fraction of the published data set (69.38 M users), e.g. 0.002." };
-        var seed = new Option<int>("--seed") { Description = "Seed: the same seed and size give the same data set.", DefaultValueFactory = _ => 20_211 };
-        var writers = new Option<int>("--writers") { Description = "Parallel COPY writers.", DefaultValueFactory = _ => Math.Max(1, Environment.ProcessorCount) };
-        var truncate = new Option<bool>("--truncate") { Description = "Replace the users, books, ownerships and highlights already there." };
-        var heaviest = new Option<string>("--heaviest-out") { Description = "Where to write the heaviest-users list.", DefaultValueFactory = _ => "heaviest-users.tsv" };
+        var seed = new Option<int>("--seed")
+        {
+            Description = "Seed: the same seed and size give the same data set.", DefaultValueFactory = _ => 20_211,
+        };
+        var writers = new Option<int>("--writers")
+        {
+            Description = "Parallel COPY writers.", DefaultValueFactory = _ => Math.Max(1, Environment.ProcessorCount),
+        };
+        var truncate = new Option<bool>("--truncate")
+        {
+            Description = "Replace the users, books, ownerships and highlights already there.",
+        };
+        var heaviest = new Option<string>("--heaviest-out")
+        {
+            Description = "Where to write the heaviest-users list.", DefaultValueFactory = _ => "heaviest-users.tsv",
+        };
         var top = new Option<int>("--top") { Description = "How many of the heaviest users to list.", DefaultValueFactory = _ => 100_000 };
-        var chunkUsers = new Option<int>("--chunk-users") { Description = "Users per committed chunk: an interrupted seed resumes after the last committed chunk.", DefaultValueFactory = _ => SeedOptions.DefaultChunkUsers };
-        var keysDuringLoad = new Option<bool>("--keys-during-load") { Description = "Keep the keys and indexes while loading instead of building them after (slower; to measure the difference)." };
-        var planOnly = new Option<bool>("--plan-only") { Description = "Print the rows each table would get (users, books, ownerships, highlights) and stop: nothing is written." };
-        var reportOut = new Option<string?>("--report-out") { Description = "Also write the end report (rows/s and disk bytes per table, index and document) as JSON to this file." };
+        var chunkUsers = new Option<int>("--chunk-users")
+        {
+            Description = "Users per committed chunk: an interrupted seed resumes after the last committed chunk.",
+            DefaultValueFactory = _ => SeedOptions.DefaultChunkUsers,
+        };
+        var keysDuringLoad = new Option<bool>("--keys-during-load")
+        {
+            Description = "Keep the keys and indexes while loading instead of building them after (slower; to measure the difference).",
+        };
+        var planOnly = new Option<bool>("--plan-only")
+        {
+            Description = "Print the rows each table would get (users, books, ownerships, highlights) and stop: nothing is written.",
+        };
+        var reportOut = new Option<string?>("--report-out")
+        {
+            Description = "Also write the end report (rows/s and disk bytes per table, index and document) as JSON to this file.",
+        };
 
         var command = new Command("seed", "Seed users, books, ownerships and highlights with the production long tail, deterministically.")
         {
@@ -46,7 +74,9 @@ internal static class SeedCommand
             try
             {
                 var seedValue = parse.GetValue(seed);
-                size = parse.GetValue(users) is { } n ? SeedScale.FromUsers(n, seedValue) : SeedScale.FromFactor(parse.GetValue(scale)!.Value, seedValue);
+                size = parse.GetValue(users) is { } n
+                    ? SeedScale.FromUsers(n, seedValue)
+                    : SeedScale.FromFactor(parse.GetValue(scale)!.Value, seedValue);
             }
             catch (ArgumentOutOfRangeException exception)
             {
@@ -58,7 +88,8 @@ internal static class SeedCommand
             if (parse.GetValue(planOnly))
             {
                 Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                    $"users={plan.Scale.Users} books={plan.Scale.Books} users_books={plan.TotalOwnerships} highlights={plan.TotalHighlights}"));
+                    $"users={plan.Scale.Users} books={plan.Scale.Books} users_books={plan.TotalOwnerships} " +
+                    $"highlights={plan.TotalHighlights}"));
                 return 0;
             }
 

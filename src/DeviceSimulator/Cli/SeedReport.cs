@@ -11,7 +11,9 @@ namespace Kobo.Sync.DeviceSimulator.Cli;
 /// </summary>
 internal static class SeedReport
 {
-    public static void Print(SeedPlan plan, SeedProgress progress, SeedResult result, IReadOnlyList<TableSize> sizes, IReadOnlyList<HeavyUser> heavy, string heaviestPath)
+    public static void Print(
+        SeedPlan plan, SeedProgress progress, SeedResult result,
+        IReadOnlyList<TableSize> sizes, IReadOnlyList<HeavyUser> heavy, string heaviestPath)
     {
         if (!AnsiConsole.Profile.Capabilities.Interactive)
         {
@@ -22,23 +24,29 @@ internal static class SeedReport
         foreach (var size in sizes)
         {
             table.AddRow(
-                size.Table, N(size.Rows), N(progress.Rate(TableOf(size.Table))), N(size.TableBytes), N(size.IndexBytes), N(size.BytesPerRow));
+                size.Table, N(size.Rows), N(progress.Rate(TableOf(size.Table))),
+                N(size.TableBytes), N(size.IndexBytes), N(size.BytesPerRow));
             foreach (var (index, bytes) in size.Indexes)
             {
-                table.AddRow($"  {index}", string.Empty, string.Empty, string.Empty, N(bytes), N(size.Rows == 0 ? 0 : (double)bytes / size.Rows));
+                table.AddRow(
+                    $"  {index}", string.Empty, string.Empty, string.Empty, N(bytes), N(size.Rows == 0 ? 0 : (double)bytes / size.Rows));
             }
         }
 
         AnsiConsole.Write(table);
         var resumed = result.ResumedChunks > 0 ? $"; resumed after {N(result.ResumedChunks)} committed chunks" : string.Empty;
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"seeded {result.Rows:N0} rows in {result.Elapsed.TotalSeconds:F1} s: {result.RowsPerSecond:N0} rows/s overall (COPY {result.LoadTime.TotalSeconds:F1} s, keys and ANALYZE {result.KeysTime.TotalSeconds:F1} s); seed {plan.Scale.Seed}{resumed}"));
+            $"seeded {result.Rows:N0} rows in {result.Elapsed.TotalSeconds:F1} s: {result.RowsPerSecond:N0} rows/s overall (COPY " +
+            $"{result.LoadTime.TotalSeconds:F1} s, keys and ANALYZE {result.KeysTime.TotalSeconds:F1} s); " +
+            $"seed {plan.Scale.Seed}{resumed}"));
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"disk: {N(sizes.Sum(s => s.TableBytes + s.IndexBytes))} bytes, {N(Total(sizes) / Math.Max(1, plan.Scale.Users))} per user (all tables)"));
+            $"disk: {N(sizes.Sum(s => s.TableBytes + s.IndexBytes))} bytes, {N(Total(sizes) / Math.Max(1, plan.Scale.Users))} per user " +
+            $"(all tables)"));
         if (heavy.Count > 0)
         {
             Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"heaviest user {heavy[0].UserNo} holds {heavy[0].Highlights:N0} highlights; {heavy.Count:N0} heaviest users listed in {heaviestPath}"));
+                $"heaviest user {heavy[0].UserNo} holds {heavy[0].Highlights:N0} highlights; " +
+                $"{heavy.Count:N0} heaviest users listed in {heaviestPath}"));
         }
     }
 

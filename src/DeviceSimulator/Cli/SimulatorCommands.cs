@@ -7,7 +7,8 @@ public static class SimulatorCommands
 {
     public static RootCommand Build()
     {
-        var root = new RootCommand("Kobo.Sync device simulator: seeds a long-tail data set and replays retrying device syncs against the SLA.");
+        var root = new RootCommand(
+            "Kobo.Sync device simulator: seeds a long-tail data set and replays retrying device syncs against the SLA.");
         root.Subcommands.Add(SeedCommand.Create());
         root.Subcommands.Add(RunCommand.Create());
         root.Subcommands.Add(MergeCommand.Create());

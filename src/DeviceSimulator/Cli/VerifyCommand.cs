@@ -11,10 +11,22 @@ internal static class VerifyCommand
 {
     public static Command Create()
     {
-        var ledgers = new Argument<string[]>("ledgers") { Description = "The ledger folders of a run's shards (run --ledger).", Arity = ArgumentArity.OneOrMore };
-        var postgres = new Option<string>("--postgres") { Description = "Npgsql connection string of the service's database.", Required = true };
-        var output = new Option<string?>("--out") { Description = "Write the verdict as JSON (verify.json) and Markdown (verify.md) into this folder." };
-        var command = new Command("verify", "Check a day's acknowledged pushes and ledgered pulls against the database: nothing lost, nothing missed.") { ledgers, postgres, output };
+        var ledgers = new Argument<string[]>("ledgers")
+        {
+            Description = "The ledger folders of a run's shards (run --ledger).", Arity = ArgumentArity.OneOrMore,
+        };
+        var postgres = new Option<string>("--postgres")
+        {
+            Description = "Npgsql connection string of the service's database.", Required = true,
+        };
+        var output = new Option<string?>("--out")
+        {
+            Description = "Write the verdict as JSON (verify.json) and Markdown (verify.md) into this folder.",
+        };
+        var command = new Command(
+            "verify",
+            "Check a day's acknowledged pushes and ledgered pulls against the database: nothing lost, " +
+            "nothing missed.") { ledgers, postgres, output };
         command.SetAction(async (parse, cancellationToken) =>
         {
             var folders = parse.GetValue(ledgers)!;
@@ -45,7 +57,8 @@ internal static class VerifyCommand
                 await File.WriteAllTextAsync(Path.Combine(folder, "verify.md"), text + "\n", cancellationToken);
                 await File.WriteAllTextAsync(
                     Path.Combine(folder, "verify.json"),
-                    JsonSerializer.Serialize(verdict, new JsonSerializerOptions { WriteIndented = true, PropertyNamingPolicy = JsonNamingPolicy.CamelCase }),
+                    JsonSerializer.Serialize(
+                        verdict, new JsonSerializerOptions { WriteIndented = true, PropertyNamingPolicy = JsonNamingPolicy.CamelCase }),
                     cancellationToken);
             }
 

@@ -25,9 +25,11 @@ public sealed record DeviceBehaviour
 
     internal IEnumerable<string> Validate()
     {
-        if (TimeoutMs < 1 || MaxRetries < 0 || BaseDelayMs < 0 || MaxDelayMs < BaseDelayMs || TokenLifetimeMinutes < 1 || RequestsPerSecond < 1 || Burst < 1)
+        if (TimeoutMs < 1 || MaxRetries < 0 || BaseDelayMs < 0 || MaxDelayMs < BaseDelayMs || TokenLifetimeMinutes < 1
+            || RequestsPerSecond < 1 || Burst < 1)
         {
-            yield return "device needs timeoutMs >= 1, maxRetries >= 0, 0 <= baseDelayMs <= maxDelayMs, tokenLifetimeMinutes >= 1, requestsPerSecond >= 1, burst >= 1";
+            yield return "device needs timeoutMs >= 1, maxRetries >= 0, 0 <= baseDelayMs <= maxDelayMs, tokenLifetimeMinutes >= 1, " +
+                "requestsPerSecond >= 1, burst >= 1";
         }
     }
 }

@@ -56,7 +56,8 @@ public sealed class GeneratorMonitor : IDisposable
             var seconds = Enumerable.Range(0, count).Select(i =>
             {
                 var tally = i < _seconds.Count ? _seconds[i] : new Tally();
-                return new GeneratorSecond(i, tally.Dispatches, tally.Late, tally.LagMax / 1000.0, i < perSecond.Count ? perSecond[i] : null);
+                return new GeneratorSecond(
+                    i, tally.Dispatches, tally.Late, tally.LagMax / 1000.0, i < perSecond.Count ? perSecond[i] : null);
             }).ToList();
             var verdict = GeneratorVerdict.Judge(seconds);
             return new GeneratorStats(

@@ -63,7 +63,8 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
     }
 
     private async Task DispatchAsync(
-        ScenarioPlan plan, ScenarioStats stats, TimeSpan start, SemaphoreSlim cap, GeneratorMonitor monitor, CancellationToken cancellationToken)
+        ScenarioPlan plan, ScenarioStats stats, TimeSpan start, SemaphoreSlim cap,
+        GeneratorMonitor monitor, CancellationToken cancellationToken)
     {
         // When the dispatcher was last free: after a wait at the cap, the arrivals that came due
         // meanwhile are late because of the server, not the generator, so lag counts from here.
@@ -97,7 +98,10 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
         }
     }
 
-    /// <summary>Spins for <paramref name="wall"/>, in slices that let the thread pool's other work (the syncs, the service in a test) run between them.</summary>
+    /// <summary>
+    /// Spins for <paramref name="wall"/>, in slices that let the thread pool's other work (the syncs, the service in a test) run between
+    /// them.
+    /// </summary>
     private static async Task BurnAsync(TimeSpan wall)
     {
         var until = Stopwatch.GetTimestamp() + (long)(wall.TotalSeconds * Stopwatch.Frequency);
@@ -114,7 +118,8 @@ public sealed class LoadEngine(IRunClock clock, DeviceRetryPipeline devices, int
     }
 
     private async Task RunSyncAsync(
-        IReadScenario scenario, Arrival arrival, TimeSpan intended, ScenarioStats stats, SemaphoreSlim cap, CancellationToken cancellationToken)
+        IReadScenario scenario, Arrival arrival, TimeSpan intended,
+        ScenarioStats stats, SemaphoreSlim cap, CancellationToken cancellationToken)
     {
         Interlocked.Increment(ref _inFlight);
         try

@@ -53,7 +53,8 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private readonly DayRun? _day;
 
     public ScenarioCatalog(
-        ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections, DeviceBehaviour? device = null, int seed = 1, DayRun? day = null)
+        ReadSampling sampling, DeviceTokens tokens, Endpoints endpoints, int connections,
+        DeviceBehaviour? device = null, int seed = 1, DayRun? day = null)
     {
         _day = day;
         _device = device ?? new DeviceBehaviour();
@@ -64,7 +65,9 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         _connections = connections;
     }
 
-    /// <summary>The scenario for a read (or device sync) over a transport; throws naming the missing option when its endpoint was not given.</summary>
+    /// <summary>
+    /// The scenario for a read (or device sync) over a transport; throws naming the missing option when its endpoint was not given.
+    /// </summary>
     public IReadScenario Create(ScenarioLoad load) => (load.Read, load.Transport) switch
     {
         (ReadKind.HighlightsByUser, Transport.Rest) => new RestHighlightsByUser(_sampling, RestClient()),
@@ -77,13 +80,15 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         (ReadKind.HighlightsByBook, Transport.Postgres) => new PostgresHighlightsByBook(_sampling, Store()),
         (ReadKind.UserById, Transport.Postgres) => new PostgresUserById(_sampling, Store()),
         (ReadKind.SyncSession, Transport.Rest) => new DeviceSyncSessionScenario(_sampling, RestSync(), load, _device, _seed),
-        (ReadKind.SyncSession, Transport.Grpc) => new DeviceSyncSessionScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device, _seed),
+        (ReadKind.SyncSession, Transport.Grpc) => new DeviceSyncSessionScenario(
+            _sampling, new GrpcSyncClient(GrpcClient()), load, _device, _seed),
         (ReadKind.FirstSyncStorm, Transport.Rest) => new FirstSyncStormScenario(_sampling, RestSync(), load, _device),
         (ReadKind.FirstSyncStorm, Transport.Grpc) => new FirstSyncStormScenario(_sampling, new GrpcSyncClient(GrpcClient()), load, _device),
         (ReadKind.Day, Transport.Rest) => Day(load, RestSync()),
         (ReadKind.Day, Transport.Grpc) => Day(load, new GrpcSyncClient(GrpcClient())),
         (ReadKind.Live, Transport.Rest) => Live(load, RestSync(), new RestWaiter(RestWaiterHttp(), _tokens)),
-        (ReadKind.Live, Transport.Grpc) => Live(load, new GrpcSyncClient(GrpcClient()), new GrpcWatcher(new SyncService.SyncServiceClient(GrpcWatchChannel()), _tokens)),
+        (ReadKind.Live, Transport.Grpc) => Live(
+            load, new GrpcSyncClient(GrpcClient()), new GrpcWatcher(new SyncService.SyncServiceClient(GrpcWatchChannel()), _tokens)),
         _ => throw new ArgumentOutOfRangeException(nameof(load), load.Name, "No such scenario."),
     };
 
@@ -108,7 +113,8 @@ public sealed class ScenarioCatalog : IAsyncDisposable
     private HttpClient RestHttp()
     {
         var address = _endpoints.Rest ?? throw new MissingEndpointException("--rest");
-        _rest ??= new HttpClient(new SocketsHttpHandler { MaxConnectionsPerServer = _connections, AutomaticDecompression = DecompressionMethods.None })
+        _rest ??= new HttpClient(
+            new SocketsHttpHandler { MaxConnectionsPerServer = _connections, AutomaticDecompression = DecompressionMethods.None })
         {
             BaseAddress = address,
             Timeout = Timeout.InfiniteTimeSpan, // the device's own timeout applies
@@ -129,7 +135,9 @@ public sealed class ScenarioCatalog : IAsyncDisposable
         return scenario;
     }
 
-    /// <summary>REST waiting devices each hold a connection for as long as they wait: a client of their own, with no cap on connections.</summary>
+    /// <summary>
+    /// REST waiting devices each hold a connection for as long as they wait: a client of their own, with no cap on connections.
+    /// </summary>
     private HttpClient RestWaiterHttp()
     {
         var address = _endpoints.WaitRest ?? _endpoints.Rest ?? throw new MissingEndpointException("--rest");
@@ -148,7 +156,8 @@ public sealed class ScenarioCatalog : IAsyncDisposable
 
     /// <summary>WatchChanges streams on a channel of their own, so the pushes' calls never queue behind full connections.</summary>
     private GrpcChannel GrpcWatchChannel() =>
-        _grpcWatchers ??= GrpcChannel.ForAddress(_endpoints.WaitGrpc ?? _endpoints.Grpc ?? throw new MissingEndpointException("--grpc"), ChannelOptions());
+        _grpcWatchers ??= GrpcChannel.ForAddress(
+            _endpoints.WaitGrpc ?? _endpoints.Grpc ?? throw new MissingEndpointException("--grpc"), ChannelOptions());
 
     private GrpcDeviceClient GrpcClient()
     {

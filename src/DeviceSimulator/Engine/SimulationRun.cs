@@ -29,7 +29,9 @@ public sealed record RunSettings
     /// <summary>Where a day's ledger of acknowledged pushes and pulls goes (none when null).</summary>
     public string? LedgerFolder { get; init; }
 
-    /// <summary>CPU burnt in each dispatch (<see cref="LoadEngine.DispatchBurn"/>): zero, except to starve the generator on purpose.</summary>
+    /// <summary>
+    /// CPU burnt in each dispatch (<see cref="LoadEngine.DispatchBurn"/>): zero, except to starve the generator on purpose.
+    /// </summary>
     public TimeSpan DispatchBurn { get; init; }
 }
 
@@ -43,7 +45,8 @@ public static class SimulationRun
         var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users, profile.UserOrder, profile.UserOffset);
         var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
         using var day = DayRun.Open(profile, settings.CursorKey, settings.Shard, settings.LedgerFolder);
-        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
+        await using var catalog = new ScenarioCatalog(
+            sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
 
         var plans = Plans(profile, settings, catalog);
 
@@ -66,7 +69,8 @@ public static class SimulationRun
                 }
             }
 
-            var engine = new LoadEngine(new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing)
+            var engine = new LoadEngine(
+                new SystemRunClock(), new DeviceRetryPipeline(profile.Device), profile.MaxConcurrency, profile.Spacing)
             {
                 DispatchBurn = settings.DispatchBurn,
             };
@@ -105,13 +109,15 @@ public static class SimulationRun
     /// (<see cref="DayRun.RegisterDevicesAsync"/>), every sync the run will make (and the warm-up's);
     /// run before the shards start, so no shard's load meets another's registration. The devices made known.
     /// </summary>
-    public static async Task<long> RegisterDevicesAsync(LoadProfile profile, RunSettings settings, string database, CancellationToken cancellationToken)
+    public static async Task<long> RegisterDevicesAsync(
+        LoadProfile profile, RunSettings settings, string database, CancellationToken cancellationToken)
     {
         var fleet = new DeviceFleet(profile.Devices, profile.Seed, settings.Shard);
         var sampling = new ReadSampling(fleet, settings.HeaviestUsers, settings.Users, profile.UserOrder, profile.UserOffset);
         var tokens = new DeviceTokens(settings.Tokens, TimeSpan.FromMinutes(profile.Device.TokenLifetimeMinutes));
         using var day = DayRun.Open(profile, settings.CursorKey, settings.Shard, ledgerFolder: null);
-        await using var catalog = new ScenarioCatalog(sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
+        await using var catalog = new ScenarioCatalog(
+            sampling, tokens, settings.Endpoints, profile.MaxConcurrency, profile.Device, profile.Seed, day);
         long known = 0;
         foreach (var plan in Plans(profile, settings, catalog).Where(p => p.Scenario is DeviceDayScenario))
         {

@@ -48,7 +48,8 @@ public static class SlaGate
             {
                 var live = s.Live ?? new LiveCounts();
                 checks.Add(new ThresholdCheck(s.Name, "deliveries", 1, s.Syncs, s.Syncs >= 1));
-                checks.Add(new ThresholdCheck(s.Name, "wake p99 ms", thresholds.WakeP99Ms, s.Latency.P99, s.Latency.P99 <= thresholds.WakeP99Ms));
+                checks.Add(
+                    new ThresholdCheck(s.Name, "wake p99 ms", thresholds.WakeP99Ms, s.Latency.P99, s.Latency.P99 <= thresholds.WakeP99Ms));
                 checks.Add(new ThresholdCheck(s.Name, "missed deliveries", 0, live.Missed, live.Missed == 0));
                 checks.Add(new ThresholdCheck(s.Name, "deliveries to another user", 0, live.Misdelivered, live.Misdelivered == 0));
                 continue;
@@ -61,7 +62,10 @@ public static class SlaGate
                 checks.Add(new ThresholdCheck(s.Name, "p99 ms", limit, s.Latency.P99, s.Latency.P99 < limit));
             }
 
-            checks.Add(new ThresholdCheck(s.Name, "failed syncs %", thresholds.FailedSyncPercent, s.FailedPercent, s.FailedPercent <= thresholds.FailedSyncPercent));
+            checks.Add(
+                new ThresholdCheck(
+                    s.Name, "failed syncs %", thresholds.FailedSyncPercent,
+                    s.FailedPercent, s.FailedPercent <= thresholds.FailedSyncPercent));
             if (s.Transport != Transport.Postgres)
             {
                 checks.AddRange(StepChecks(thresholds, s));
@@ -84,19 +88,26 @@ public static class SlaGate
             {
                 var part = $"step {step.Step + 1} ({Rate(step)})";
                 yield return new ThresholdCheck(s.Name, "p99 ms", limit, step.P99, step.P99 < limit, part);
-                yield return new ThresholdCheck(s.Name, "failed syncs %", thresholds.FailedSyncPercent, step.FailedPercent, step.FailedPercent <= thresholds.FailedSyncPercent, part);
+                yield return new ThresholdCheck(
+                    s.Name, "failed syncs %", thresholds.FailedSyncPercent, step.FailedPercent,
+                    step.FailedPercent <= thresholds.FailedSyncPercent, part);
             }
 
             foreach (var window in step.Windows.Where(w => w.Syncs > 0))
             {
-                var part = $"step {step.Step + 1} window {window.Window + 1} ({Span(window.FromSecond - step.FromSecond, window.ToSecond - step.FromSecond)})";
+                var part = $"step {step.Step + 1} window {window.Window + 1} " +
+                    $"({Span(window.FromSecond - step.FromSecond, window.ToSecond - step.FromSecond)})";
                 yield return new ThresholdCheck(s.Name, "p99 ms", limit, window.P99, window.P99 < limit, part);
-                yield return new ThresholdCheck(s.Name, "failed syncs %", thresholds.FailedSyncPercent, window.FailedPercent, window.FailedPercent <= thresholds.FailedSyncPercent, part);
+                yield return new ThresholdCheck(
+                    s.Name, "failed syncs %", thresholds.FailedSyncPercent, window.FailedPercent,
+                    window.FailedPercent <= thresholds.FailedSyncPercent, part);
             }
         }
     }
 
-    /// <summary>A whole device-sync session (not one of its steps, named "session/step") is judged by the session limit when the profile sets one.</summary>
+    /// <summary>
+    /// A whole device-sync session (not one of its steps, named "session/step") is judged by the session limit when the profile sets one.
+    /// </summary>
     private static double P99Limit(Thresholds thresholds, ScenarioResult s) =>
         thresholds.SessionP99Ms is { } session && !s.Name.Contains('/', StringComparison.Ordinal)
             && s.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Day

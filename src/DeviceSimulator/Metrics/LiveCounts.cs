@@ -38,7 +38,9 @@ public sealed record LiveCounts
     /// <summary>gRPC: heartbeats received (in the window).</summary>
     public long Heartbeats { get; init; }
 
-    /// <summary>Waits the service would not take (REST: answered at once with Retry-After; gRPC: UNAVAILABLE or RESOURCE_EXHAUSTED).</summary>
+    /// <summary>
+    /// Waits the service would not take (REST: answered at once with Retry-After; gRPC: UNAVAILABLE or RESOURCE_EXHAUSTED).
+    /// </summary>
     public long Refused { get; init; }
 
     /// <summary>Requests or streams that failed otherwise (a status, a cut connection); the device retries after a backoff.</summary>

@@ -8,7 +8,9 @@ public enum DaySyncKind
     /// <summary>A device that synced on its last schedule: one pull from its token, which mostly finds nothing new.</summary>
     Scheduled,
 
-    /// <summary>A reader's device: pull, push what was read offline (highlights, a note, a deletion), put a reading state, pull again.</summary>
+    /// <summary>
+    /// A reader's device: pull, push what was read offline (highlights, a note, a deletion), put a reading state, pull again.
+    /// </summary>
     Active,
 
     /// <summary>A new device's first sync: the user's whole library and highlights, page after page.</summary>

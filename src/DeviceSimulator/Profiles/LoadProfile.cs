@@ -41,7 +41,9 @@ public sealed record LoadProfile
     /// </summary>
     public UserOrder UserOrder { get; init; } = UserOrder.InOrder;
 
-    /// <summary>Where in its walk user-by-id starts: a run that follows another passes the reads already made, so no user is read twice.</summary>
+    /// <summary>
+    /// Where in its walk user-by-id starts: a run that follows another passes the reads already made, so no user is read twice.
+    /// </summary>
     public long UserOffset { get; init; }
 
     public DeviceBehaviour Device { get; init; } = new();
@@ -129,7 +131,8 @@ public sealed record LoadProfile
                 yield return $"scenario {scenario.Name}: {error}";
             }
 
-            if (scenario.Transport == Transport.Postgres && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live or ReadKind.Day)
+            if (scenario.Transport == Transport.Postgres
+                && scenario.Read is ReadKind.SyncSession or ReadKind.FirstSyncStorm or ReadKind.Live or ReadKind.Day)
             {
                 yield return $"scenario {scenario.Name}: device sync runs over rest or grpc";
             }
@@ -137,7 +140,8 @@ public sealed record LoadProfile
             if (scenario.WaitingUsers < 1 || scenario.WaitersPerUser is < 1 or > 100
                 || scenario.WaitSeconds is < 1 or > 60 || scenario.DrainSeconds is < 0 or > 600 || !(scenario.WaiterStartsPerSecond >= 1))
             {
-                yield return $"scenario {scenario.Name}: waitingUsers must be at least 1, waitersPerUser 1 to 100, waitSeconds 1 to 60, drainSeconds 0 to 600 and waiterStartsPerSecond at least 1";
+                yield return $"scenario {scenario.Name}: waitingUsers must be at least 1, waitersPerUser 1 to 100, waitSeconds 1 to 60, " +
+                    $"drainSeconds 0 to 600 and waiterStartsPerSecond at least 1";
             }
 
             foreach (var step in scenario.Steps)

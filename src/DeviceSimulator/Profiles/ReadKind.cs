@@ -12,7 +12,9 @@ public enum ReadKind
     /// <summary>One user by id, every user once.</summary>
     UserById,
 
-    /// <summary>A device sync session: pull every page since the device's token, push a small batch of new highlights, pull again.</summary>
+    /// <summary>
+    /// A device sync session: pull every page since the device's token, push a small batch of new highlights, pull again.
+    /// </summary>
     SyncSession,
 
     /// <summary>A new device's first sync: every page of its user's changes, until <c>hasMore</c> is false.</summary>

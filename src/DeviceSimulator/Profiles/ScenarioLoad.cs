@@ -28,7 +28,9 @@ public sealed record ScenarioLoad
     /// <summary>Live over REST: the <c>wait</c> of each long-poll, in seconds (1 to 60).</summary>
     public int WaitSeconds { get; init; } = 30;
 
-    /// <summary>Live: after the last push, how long the waiting devices may take to receive what they are owed before the rest counts as missed.</summary>
+    /// <summary>
+    /// Live: after the last push, how long the waiting devices may take to receive what they are owed before the rest counts as missed.
+    /// </summary>
     public int DrainSeconds { get; init; } = 10;
 
     /// <summary>Live: waiting devices that come online per second before the pushes start (all at once, they would be a herd).</summary>

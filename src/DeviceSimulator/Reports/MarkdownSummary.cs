@@ -16,8 +16,15 @@ public static class MarkdownSummary
         md.AppendLine();
         md.AppendLine(c, $"{result.Description}");
         md.AppendLine();
-        md.AppendLine(c, $"Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, shards {string.Join(", ", result.Shards)}.");
-        md.AppendLine(c, $"Generator: CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms, max {result.Generator.DispatchLagMax.TotalMilliseconds:F1} ms{GeneratorVerdictLine.Dispatches(result.Generator)}.");
+        md.AppendLine(
+            c,
+            $"Started {result.Started:u}, {result.DurationSeconds:F1} s, seed {result.Seed}, {result.Devices:N0} devices, " +
+            $"shards {string.Join(", ", result.Shards)}.");
+        md.AppendLine(
+            c,
+            $"Generator: CPU mean {result.Generator.CpuMean:P0}, peak {result.Generator.CpuPeak:P0} of {result.Generator.Cores} cores; " +
+            $"dispatch lag p99 {result.Generator.DispatchLagP99.TotalMilliseconds:F1} ms, " +
+            $"max {result.Generator.DispatchLagMax.TotalMilliseconds:F1} ms{GeneratorVerdictLine.Dispatches(result.Generator)}.");
         foreach (var line in GeneratorVerdictLine.Lines(result))
         {
             md.AppendLine(c, $"{line}");
@@ -37,7 +44,10 @@ public static class MarkdownSummary
         foreach (var s in result.Scenarios)
         {
             var l = s.Latency;
-            md.AppendLine(c, $"| {s.Name} | {s.Syncs:N0} | {s.ThroughputPerSecond:F1} | {s.FailedPercent:0.###} | {s.Retries:N0} | {l.P50:F2} | {l.P75:F2} | {l.P95:F2} | {l.P99:F2} | {l.P999:F2} | {l.P9999:F2} | {l.Max:F2} |");
+            md.AppendLine(
+                c,
+                $"| {s.Name} | {s.Syncs:N0} | {s.ThroughputPerSecond:F1} | {s.FailedPercent:0.###} | {s.Retries:N0} | {l.P50:F2} | " +
+                $"{l.P75:F2} | {l.P95:F2} | {l.P99:F2} | {l.P999:F2} | {l.P9999:F2} | {l.Max:F2} |");
         }
 
         if (result.ShardRuns.Count > 1)
@@ -52,7 +62,10 @@ public static class MarkdownSummary
                 var g = shard.Generator;
                 foreach (var s in shard.Scenarios)
                 {
-                    md.AppendLine(c, $"| {shard.Shard} | {s.Name} | {s.Syncs:N0} | {s.P99:F2} | {g.CpuPeak:P0} of {g.Cores} cores | {g.DispatchLagP99.TotalMilliseconds:F1} ms | {(g.Saturated ? "yes" : "no")} |");
+                    md.AppendLine(
+                        c,
+                        $"| {shard.Shard} | {s.Name} | {s.Syncs:N0} | {s.P99:F2} | {g.CpuPeak:P0} of {g.Cores} cores | " +
+                        $"{g.DispatchLagP99.TotalMilliseconds:F1} ms | {(g.Saturated ? "yes" : "no")} |");
                 }
             }
         }
@@ -60,15 +73,25 @@ public static class MarkdownSummary
         if (result.Scenarios.Any(s => s.Live is not null))
         {
             md.AppendLine();
-            md.AppendLine("Live pull: a `/wake` row's latency runs from the push's acknowledgement (its answer received by the pushing device) to a waiting device of the user holding the change, one per delivery (0 when the device held it first); its syncs are deliveries.");
+            md.AppendLine(
+                "Live pull: a `/wake` row's latency runs from the push's acknowledgement (its answer received by the pushing device) " +
+                "to a waiting device of the user holding the change, one per delivery (0 when the device held it first); " +
+                "its syncs are deliveries.");
             md.AppendLine();
-            md.AppendLine("| scenario | waiting devices | deliveries owed | delivered | missed | before the ack | repeated | to another user | pushes failed | requests | per device-hour | answers with changes | heartbeats | refused | errors | window s |");
+            md.AppendLine(
+                "| scenario | waiting devices | deliveries owed | delivered | missed | before the ack | repeated | to another user | " +
+                "pushes failed | requests | per device-hour | answers with changes | heartbeats | refused | errors | window s |");
             md.AppendLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
             foreach (var s in result.Scenarios)
             {
                 if (s.Live is { } l)
                 {
-                    md.AppendLine(c, $"| {s.Name} | {l.Waiters:N0} | {l.Expected:N0} | {l.Delivered:N0} | {l.Missed:N0} | {l.BeforeAck:N0} | {l.Repeated:N0} | {l.Misdelivered:N0} | {l.UnacknowledgedPushes:N0} | {l.Requests:N0} | {l.RequestsPerDeviceHour:F1} | {l.AnswersWithChanges:N0} | {l.Heartbeats:N0} | {l.Refused:N0} | {l.Errors:N0} | {l.WindowSeconds:F1} |");
+                    md.AppendLine(
+                        c,
+                        $"| {s.Name} | {l.Waiters:N0} | {l.Expected:N0} | {l.Delivered:N0} | {l.Missed:N0} | {l.BeforeAck:N0} | " +
+                        $"{l.Repeated:N0} | {l.Misdelivered:N0} | {l.UnacknowledgedPushes:N0} | {l.Requests:N0} | " +
+                        $"{l.RequestsPerDeviceHour:F1} | {l.AnswersWithChanges:N0} | {l.Heartbeats:N0} | {l.Refused:N0} | {l.Errors:N0} " +
+                        $"| {l.WindowSeconds:F1} |");
                 }
             }
         }
@@ -85,10 +108,16 @@ public static class MarkdownSummary
                 foreach (var step in s.Steps)
                 {
                     var rate = step.RampTo is { } to ? $"{step.Rate:0.#} to {to:0.#}" : step.Rate.ToString("0.#", c);
-                    md.AppendLine(c, $"| {s.Name} | {step.Step + 1} ({step.FromSecond:0.#}-{step.ToSecond:0.#} s) | {rate} | {step.Syncs:N0} | {step.Failed:N0} | {step.P50:F2} | {step.P99:F2} | {step.Max:F2} |");
+                    md.AppendLine(
+                        c,
+                        $"| {s.Name} | {step.Step + 1} ({step.FromSecond:0.#}-{step.ToSecond:0.#} s) " +
+                        $"| {rate} | {step.Syncs:N0} | {step.Failed:N0} | {step.P50:F2} | {step.P99:F2} | {step.Max:F2} |");
                     foreach (var w in step.Windows)
                     {
-                        md.AppendLine(c, $"| {s.Name} | {step.Step + 1} window {w.Window + 1} ({w.FromSecond:0.#}-{w.ToSecond:0.#} s) | {rate} | {w.Syncs:N0} | {w.Failed:N0} | {w.P50:F2} | {w.P99:F2} | {w.Max:F2} |");
+                        md.AppendLine(
+                            c,
+                            $"| {s.Name} | {step.Step + 1} window {w.Window + 1} ({w.FromSecond:0.#}-{w.ToSecond:0.#} s) " +
+                            $"| {rate} | {w.Syncs:N0} | {w.Failed:N0} | {w.P50:F2} | {w.P99:F2} | {w.Max:F2} |");
                     }
                 }
             }
@@ -103,7 +132,10 @@ public static class MarkdownSummary
             md.AppendLine("|---|---|---|---|---|");
             foreach (var b in result.Baseline)
             {
-                md.AppendLine(c, $"| {b.Read} | {b.Transport} | {(b.Step is { } step ? (step + 1).ToString(c) : "whole run")} | {b.ServiceP50:F2} / {b.PostgresP50:F2} ms = {b.P50Ratio:F1}x | {b.ServiceP99:F2} / {b.PostgresP99:F2} ms = {b.P99Ratio:F1}x |");
+                md.AppendLine(
+                    c,
+                    $"| {b.Read} | {b.Transport} | {(b.Step is { } step ? (step + 1).ToString(c) : "whole run")} | {b.ServiceP50:F2} / " +
+                    $"{b.PostgresP50:F2} ms = {b.P50Ratio:F1}x | {b.ServiceP99:F2} / {b.PostgresP99:F2} ms = {b.P99Ratio:F1}x |");
             }
         }
 
@@ -112,7 +144,8 @@ public static class MarkdownSummary
         md.AppendLine("|---|---|---|---|");
         foreach (var check in result.Checks)
         {
-            md.AppendLine(c, $"| {check.Subject} {check.Metric} | {check.Limit:0.###} | {check.Actual:0.###} | {(check.Passed ? "pass" : "FAIL")} |");
+            md.AppendLine(
+                c, $"| {check.Subject} {check.Metric} | {check.Limit:0.###} | {check.Actual:0.###} | {(check.Passed ? "pass" : "FAIL")} |");
         }
 
         md.AppendLine();

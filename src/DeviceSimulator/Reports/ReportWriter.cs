@@ -6,7 +6,10 @@ namespace Kobo.Sync.DeviceSimulator.Reports;
 public static class ReportWriter
 {
     public static string DefaultFolder(string root, DateTimeOffset started, string? suffix = null) =>
-        Path.Combine(root, started.UtcDateTime.ToString("yyyyMMdd-HHmmss", System.Globalization.CultureInfo.InvariantCulture) + (suffix is null ? string.Empty : "-" + suffix));
+        Path.Combine(
+            root,
+            started.UtcDateTime.ToString(
+                "yyyyMMdd-HHmmss", System.Globalization.CultureInfo.InvariantCulture) + (suffix is null ? string.Empty : "-" + suffix));
 
     public static void Write(string folder, RunResult result)
     {

@@ -6,7 +6,9 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Reports;
 
-/// <summary>Turns measured statistics into a <see cref="RunResult"/>, and a result's stored histograms back into statistics (for merging shards).</summary>
+/// <summary>
+/// Turns measured statistics into a <see cref="RunResult"/>, and a result's stored histograms back into statistics (for merging shards).
+/// </summary>
 public static class ResultBuilder
 {
     public static RunResult Build(
@@ -66,7 +68,8 @@ public static class ResultBuilder
             Histogram = ToData(h),
             Steps = Steps(load, stats, windowSeconds),
             Timeline = stats.Timeline.Select(s => new TimelinePoint(
-                s.Second, s.Latency.TotalCount, s.Failed, Ms(s.Latency, 50), Ms(s.Latency, 99), s.Latency.Max / 1000.0, ToData(s.Latency))).ToList(),
+                s.Second, s.Latency.TotalCount, s.Failed, Ms(s.Latency, 50),
+                Ms(s.Latency, 99), s.Latency.Max / 1000.0, ToData(s.Latency))).ToList(),
         };
     }
 
@@ -87,16 +90,21 @@ public static class ResultBuilder
             var windows = StepWindows.Split(step.DurationSeconds, windowSeconds).Select((w, n) =>
             {
                 var (wSyncs, wFailed, wLatency) = Seconds(timeline, from + w.From, from + w.To);
-                return new WindowResult(n, from + w.From, from + w.To, wSyncs, wFailed, Ms(wLatency, 50), Ms(wLatency, 99), wLatency.Max / 1000.0);
+                return new WindowResult(
+                    n, from + w.From, from + w.To, wSyncs, wFailed, Ms(wLatency, 50), Ms(wLatency, 99), wLatency.Max / 1000.0);
             }).ToList();
-            steps.Add(new StepResult(i, step.Rate, step.RampTo, from, to, syncs, failed, Ms(latency, 50), Ms(latency, 99), latency.Max / 1000.0) { Windows = windows });
+            steps.Add(
+                new StepResult(
+                    i, step.Rate, step.RampTo, from, to, syncs, failed, Ms(latency, 50),
+                    Ms(latency, 99), latency.Max / 1000.0) { Windows = windows });
             from = to;
         }
 
         return steps;
     }
 
-    private static (long Syncs, long Failed, LatencyHistogram Latency) Seconds(IReadOnlyList<TimelineSecond> timeline, double from, double to)
+    private static (long Syncs, long Failed, LatencyHistogram Latency) Seconds(
+        IReadOnlyList<TimelineSecond> timeline, double from, double to)
     {
         var latency = new LatencyHistogram();
         long failed = 0;
@@ -116,7 +124,9 @@ public static class ResultBuilder
         {
             foreach (var service in results.Where(r => r.Read == raw.Read && r.Transport != Transport.Postgres && r.Syncs > 0))
             {
-                ratios.Add(new BaselineRatio(raw.Read, service.Transport, service.Latency.P50, raw.Latency.P50, service.Latency.P99, raw.Latency.P99));
+                ratios.Add(
+                    new BaselineRatio(
+                        raw.Read, service.Transport, service.Latency.P50, raw.Latency.P50, service.Latency.P99, raw.Latency.P99));
                 if (service.Steps.Count > 1)
                 {
                     foreach (var (ours, theirs) in service.Steps.Zip(raw.Steps).Where(p => p.First.Syncs > 0 && p.Second.Syncs > 0))

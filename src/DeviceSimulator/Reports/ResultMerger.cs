@@ -45,7 +45,11 @@ public static class ResultMerger
                 Read = s.Read,
                 Transport = s.Transport,
                 Steps = s.Steps.Count > 0
-                    ? s.Steps.Select(step => new LoadStep { Rate = step.Rate, RampTo = step.RampTo, DurationSeconds = step.ToSecond - step.FromSecond }).ToList()
+                    ? s.Steps.Select(
+                        step => new LoadStep
+                        {
+                            Rate = step.Rate, RampTo = step.RampTo, DurationSeconds = step.ToSecond - step.FromSecond,
+                        }).ToList()
                     : [new LoadStep { Rate = 0, DurationSeconds = first.DurationSeconds }],
             };
             return (load, merged);
@@ -73,7 +77,8 @@ public static class ResultMerger
     /// The shards' generators as one: dispatch lag from their merged histograms (the worst shard's p99
     /// only for results written before the histogram was kept), each second's dispatches and late ones
     /// added, its latest dispatch and its CPU the worst shard's (each shard's CPU is a share of its own
-    /// machine; the CPU mean is the shards' mean). Saturated when any shard's was; the verdict stays each shard's own (<see cref="RunResult.ShardRuns"/>).
+    /// machine; the CPU mean is the shards' mean). Saturated when any shard's was; the verdict stays each shard's own
+    /// (<see cref="RunResult.ShardRuns"/>).
     /// </summary>
     private static GeneratorStats MergeGenerators(IReadOnlyList<GeneratorStats> generators)
     {

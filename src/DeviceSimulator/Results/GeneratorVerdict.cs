@@ -26,7 +26,8 @@ public sealed record GeneratorSecond(int Second, long Dispatches, long Late, dou
 /// seconds and more than <see cref="CpuSecondsShareLimit"/> of them. No percentile decides: a few dozen
 /// late first calls, a second's stall of a busy box, or one busy second are not a generator falling behind.
 /// </summary>
-public sealed record GeneratorVerdict(long JudgedDispatches, long LateDispatches, int JudgedSeconds, int BehindSeconds, int CpuSeconds, int CpuSecondsOver)
+public sealed record GeneratorVerdict(
+    long JudgedDispatches, long LateDispatches, int JudgedSeconds, int BehindSeconds, int CpuSeconds, int CpuSecondsOver)
 {
     /// <summary>A dispatch later than this is late.</summary>
     public static readonly TimeSpan LagLimit = TimeSpan.FromMilliseconds(20);
@@ -98,7 +99,8 @@ public sealed record GeneratorVerdict(long JudgedDispatches, long LateDispatches
 
     private string LagFigures() => string.Create(
         CultureInfo.InvariantCulture,
-        $"behind in {BehindSeconds} of {JudgedSeconds} seconds (most of the second's dispatches late by over {LagLimit.TotalMilliseconds:F0} ms; {LateDispatches:N0} of {JudgedDispatches:N0} dispatches late)");
+        $"behind in {BehindSeconds} of {JudgedSeconds} seconds (most of the second's dispatches late by over " +
+        $"{LagLimit.TotalMilliseconds:F0} ms; {LateDispatches:N0} of {JudgedDispatches:N0} dispatches late)");
 
     private string CpuFigures() => string.Create(
         CultureInfo.InvariantCulture, $"CPU over {CpuLimit * 100:F0}% of the cores in {CpuSecondsOver} of {CpuSeconds} seconds");
@@ -106,7 +108,8 @@ public sealed record GeneratorVerdict(long JudgedDispatches, long LateDispatches
 
 /// <summary>The generator's own load during a run: CPU as a share of all cores, and its dispatch lag.</summary>
 /// <param name="DispatchLagP99">Over every dispatch of the run, warm-up included: a figure to read, not the verdict's.</param>
-public sealed record GeneratorStats(double CpuMean, double CpuPeak, TimeSpan DispatchLagP99, TimeSpan DispatchLagMax, int Cores, bool Saturated)
+public sealed record GeneratorStats(
+    double CpuMean, double CpuPeak, TimeSpan DispatchLagP99, TimeSpan DispatchLagMax, int Cores, bool Saturated)
 {
     /// <summary>What the verdict was taken from (absent in results merged from shards: each shard has its own).</summary>
     public GeneratorVerdict? Verdict { get; init; }
@@ -118,7 +121,8 @@ public sealed record GeneratorStats(double CpuMean, double CpuPeak, TimeSpan Dis
     public IReadOnlyList<GeneratorSecond> Seconds { get; init; } = [];
 
     public string? Warning => Saturated
-        ? $"the load generator was saturated ({SaturationReason}): latencies include its own delay; use more shards or a bigger load machine"
+        ? $"the load generator was saturated ({SaturationReason}): latencies include its own delay; " +
+            $"use more shards or a bigger load machine"
         : null;
 
     /// <summary>Why the generator counts as saturated; null when it was not.</summary>
@@ -133,7 +137,9 @@ public sealed record GeneratorStats(double CpuMean, double CpuPeak, TimeSpan Dis
 
             return Verdict is { Saturated: true } verdict
                 ? verdict.Describe()
-                : string.Create(CultureInfo.InvariantCulture, $"CPU peak {CpuPeak:P0} of {Cores} cores, dispatch lag p99 {DispatchLagP99.TotalMilliseconds:F1} ms");
+                : string.Create(
+                    CultureInfo.InvariantCulture,
+                    $"CPU peak {CpuPeak:P0} of {Cores} cores, dispatch lag p99 {DispatchLagP99.TotalMilliseconds:F1} ms");
         }
     }
 }

@@ -54,7 +54,9 @@ public sealed record RunResult
     public string Verdict => Outcome switch
     {
         RunOutcome.Pass => $"PASS {Profile}: {Scenarios.Sum(s => s.Syncs):N0} syncs, every threshold met ({Checks.Count} checks)",
-        RunOutcome.NotProven => $"NOT PROVEN {Profile}: the generator was saturated ({Saturation()}); every threshold met ({Checks.Count} checks) but the latencies include the generator's own delay: use more shards or a bigger load machine",
+        RunOutcome.NotProven => $"NOT PROVEN {Profile}: the generator was saturated ({Saturation()}); " +
+            $"every threshold met ({Checks.Count} checks) but the latencies include the generator's own delay: " +
+            $"use more shards or a bigger load machine",
         _ => $"FAIL {Profile}: {string.Join("; ", Checks.Where(c => !c.Passed).Select(c => c.Describe()))}",
     };
 
@@ -103,7 +105,9 @@ public sealed record ScenarioResult
 
     public required Transport Transport { get; init; }
 
-    /// <summary>What the latencies measure: syncs from their intended start, or live pull's wake (push acknowledged to change held).</summary>
+    /// <summary>
+    /// What the latencies measure: syncs from their intended start, or live pull's wake (push acknowledged to change held).
+    /// </summary>
     public Measure Measure { get; init; } = Measure.Sync;
 
     /// <summary>Syncs; for a wake scenario, deliveries.</summary>
@@ -138,7 +142,8 @@ public sealed record ScenarioResult
 }
 
 /// <summary>One load step of a scenario: its target rate, and the syncs meant to start during it.</summary>
-public sealed record StepResult(int Step, double Rate, double? RampTo, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max)
+public sealed record StepResult(
+    int Step, double Rate, double? RampTo, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max)
 {
     public double FailedPercent => Syncs == 0 ? 0 : Failed * 100.0 / Syncs;
 
@@ -150,13 +155,15 @@ public sealed record StepResult(int Step, double Rate, double? RampTo, double Fr
 /// One window of a long step (<see cref="Gate.StepWindows"/>): the syncs meant to start during it.
 /// <see cref="FromSecond"/> and <see cref="ToSecond"/> are seconds of the run.
 /// </summary>
-public sealed record WindowResult(int Window, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max)
+public sealed record WindowResult(
+    int Window, double FromSecond, double ToSecond, long Syncs, long Failed, double P50, double P99, double Max)
 {
     public double FailedPercent => Syncs == 0 ? 0 : Failed * 100.0 / Syncs;
 }
 
 /// <summary>Latency in milliseconds, from each sync's intended start to its end, retries included.</summary>
-public sealed record LatencySummary(double Mean, double P50, double P75, double P90, double P95, double P99, double P999, double P9999, double Max);
+public sealed record LatencySummary(
+    double Mean, double P50, double P75, double P90, double P95, double P99, double P999, double P9999, double Max);
 
 /// <summary>A histogram as stored: its non-empty buckets as [index, count] pairs, and its summary values (µs).</summary>
 public sealed record HistogramData(long Min, long Max, double Sum, IReadOnlyList<long[]> Buckets);
@@ -167,14 +174,16 @@ public sealed record TimelinePoint(int Second, long Syncs, long Failed, double P
 /// The service's latency over the raw database's for the same read in the same run: over the whole
 /// run (<see cref="Step"/> null), and step by step, since a step past the capacity says little.
 /// </summary>
-public sealed record BaselineRatio(ReadKind Read, Transport Transport, double ServiceP50, double PostgresP50, double ServiceP99, double PostgresP99, int? Step = null)
+public sealed record BaselineRatio(
+    ReadKind Read, Transport Transport, double ServiceP50, double PostgresP50, double ServiceP99, double PostgresP99, int? Step = null)
 {
     public double P50Ratio => PostgresP50 > 0 ? ServiceP50 / PostgresP50 : double.NaN;
 
     public double P99Ratio => PostgresP99 > 0 ? ServiceP99 / PostgresP99 : double.NaN;
 }
 
-/// <param name="Part">What of the scenario was judged: null for the whole run, else a step or a window of a step (<c>step 4 (6000/s)</c>, <c>step 1 window 3 (20-30 min)</c>).</param>
+/// <param name="Part">What of the scenario was judged: null for the whole run, else a step or a window of a step (<c>step 4 (6000/s)</c>,
+/// <c>step 1 window 3 (20-30 min)</c>).</param>
 public sealed record ThresholdCheck(string Scenario, string Metric, double Limit, double Actual, bool Passed, string? Part = null)
 {
     /// <summary>The scenario, and the step or window when the check is not the whole run's.</summary>

@@ -3,7 +3,9 @@ using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios;
 
-/// <summary>One scenario: a device read over one transport. <see cref="AttemptAsync"/> is one attempt; the engine adds the device's retries.</summary>
+/// <summary>
+/// One scenario: a device read over one transport. <see cref="AttemptAsync"/> is one attempt; the engine adds the device's retries.
+/// </summary>
 public interface IReadScenario
 {
     ReadKind Read { get; }

@@ -11,7 +11,8 @@ namespace Kobo.Sync.DeviceSimulator.Scenarios;
 /// its own devices and so its own users; a walk can start <c>userOffset</c> users in, so a run that
 /// follows another reads the users the first did not.
 /// </summary>
-public sealed class ReadSampling(DeviceFleet fleet, IReadOnlyList<HeavyUser> heaviest, long users, UserOrder order = UserOrder.InOrder, long userOffset = 0)
+public sealed class ReadSampling(
+    DeviceFleet fleet, IReadOnlyList<HeavyUser> heaviest, long users, UserOrder order = UserOrder.InOrder, long userOffset = 0)
 {
     private readonly UserWalk _walk = new(Math.Max(1, users), order, fleet.Seed);
     private readonly Lazy<HashSet<long>> _heavy = new(() => [.. heaviest.Select(h => h.UserNo)]);

@@ -32,11 +32,13 @@ public static class HeaviestUsersFile
         Directory.CreateDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
         using var writer = new StreamWriter(path);
         writer.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"# kobo-sync seed: seed={plan.Scale.Seed} users={plan.Scale.Users} books={plan.Scale.Books} highlights={plan.TotalHighlights}"));
+            $"# kobo-sync seed: seed={plan.Scale.Seed} users={plan.Scale.Users} books={plan.Scale.Books} " +
+            $"highlights={plan.TotalHighlights}"));
         writer.WriteLine("# user_no\thighlights\tbooks");
         foreach (var user in users)
         {
-            writer.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{user.UserNo}\t{user.Highlights}\t{string.Join(',', user.Books)}"));
+            writer.WriteLine(
+                string.Create(CultureInfo.InvariantCulture, $"{user.UserNo}\t{user.Highlights}\t{string.Join(',', user.Books)}"));
         }
     }
 
@@ -45,7 +47,9 @@ public static class HeaviestUsersFile
     {
         var first = File.ReadLines(path).FirstOrDefault() ?? string.Empty;
         var field = first.Split(' ').FirstOrDefault(f => f.StartsWith("users=", StringComparison.Ordinal));
-        return field is not null && long.TryParse(field["users=".Length..], NumberStyles.None, CultureInfo.InvariantCulture, out var users) ? users : 0;
+        return field is not null && long.TryParse(field["users=".Length..], NumberStyles.None, CultureInfo.InvariantCulture, out var users)
+            ? users
+            : 0;
     }
 
     public static IReadOnlyList<HeavyUser> Read(string path)

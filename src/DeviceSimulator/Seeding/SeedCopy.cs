@@ -34,7 +34,9 @@ internal static class SeedCopy
         progress.Add(SeedTable.Books, plan.Scale.Books % ProgressEvery);
     }
 
-    public static void Users(NpgsqlConnection connection, SeedPlan plan, long firstUser, long lastUser, SeedProgress progress, CancellationToken cancellationToken)
+    public static void Users(
+        NpgsqlConnection connection, SeedPlan plan, long firstUser, long lastUser,
+        SeedProgress progress, CancellationToken cancellationToken)
     {
         // Ownerships and highlights in one pass over the users: both COPY streams cannot share a
         // connection at once, so the chunk's ownerships and holdings are buffered (a chunk is small).

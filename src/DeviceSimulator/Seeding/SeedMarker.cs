@@ -28,10 +28,13 @@ internal static class SeedMarker
 
         await using var read = new NpgsqlCommand(
             // A run table from before the shape was kept has none: shape 1.
-            $"SELECT seed, users, books, heaviest, chunk_users, keys_during_load, coalesce((to_jsonb(r) ->> 'shape')::int, 1) FROM {RunTable} r", connection);
+            $"SELECT seed, users, books, heaviest, chunk_users, keys_during_load, coalesce((to_jsonb(r) ->> 'shape')::int, 1) " +
+            $"FROM {RunTable} r", connection);
         await using var reader = await read.ExecuteReaderAsync(cancellationToken);
         return await reader.ReadAsync(cancellationToken)
-            ? new SeedParameters(reader.GetInt32(0), reader.GetInt32(1), reader.GetInt32(2), reader.GetInt32(3), reader.GetInt32(4), reader.GetBoolean(5), reader.GetInt32(6))
+            ? new SeedParameters(
+                reader.GetInt32(0), reader.GetInt32(1), reader.GetInt32(2), reader.GetInt32(3),
+                reader.GetInt32(4), reader.GetBoolean(5), reader.GetInt32(6))
             : null;
     }
 
@@ -43,7 +46,9 @@ internal static class SeedMarker
             CREATE TABLE {RunTable} (seed int NOT NULL, users int NOT NULL, books int NOT NULL, heaviest int NOT NULL,
                                      chunk_users int NOT NULL, keys_during_load bool NOT NULL, shape int NOT NULL, started_at timestamptz NOT NULL DEFAULT now());
             """, cancellationToken);
-        await using var insert = new NpgsqlCommand($"INSERT INTO {RunTable} (seed, users, books, heaviest, chunk_users, keys_during_load, shape) VALUES ($1, $2, $3, $4, $5, $6, $7)", connection);
+        await using var insert = new NpgsqlCommand(
+            $"INSERT INTO {RunTable} (seed, users, books, heaviest, chunk_users, keys_during_load, shape) VALUES ($1, $2, $3, $4, $5, " +
+            $"$6, $7)", connection);
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.Seed });
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.Users });
         insert.Parameters.Add(new NpgsqlParameter<int> { TypedValue = parameters.Books });

@@ -45,7 +45,9 @@ public sealed class SeedPlan
     public long TotalRows => Scale.Users + Scale.Books + TotalOwnerships + TotalHighlights;
 
     public static SeedPlan Create(SeedScale scale) =>
-        new(scale, LongTailDistribution.Plan(scale.Users, scale.Seed, scale.HeaviestUserHighlights, LongTailDistribution.PublishedBandExponent));
+        new(
+            scale,
+            LongTailDistribution.Plan(scale.Users, scale.Seed, scale.HeaviestUserHighlights, LongTailDistribution.PublishedBandExponent));
 
     /// <summary>
     /// Books holding a user's highlights: about the square root of their count, as a reader's
@@ -59,7 +61,9 @@ public sealed class SeedPlan
     /// relative to the users, though the reads never look at books without highlights.
     /// </summary>
     public int OwnedBooks(long userNo, int highlights) =>
-        Math.Min(BooksWithHighlights(highlights) + (int)(StableHash.Of(Scale.Seed, userNo, 0x6f776e6564) % (MaxBooksWithoutHighlights + 1)), Scale.Books);
+        Math.Min(
+            BooksWithHighlights(highlights) + (int)(StableHash.Of(Scale.Seed, userNo, 0x6f776e6564) % (MaxBooksWithoutHighlights + 1)),
+            Scale.Books);
 
     /// <summary>The generator of one user's rows: the same numbers for the same (seed, user) on every run.</summary>
     public Random UserRandom(long userNo) => new(StableHash.SeedOf(Scale.Seed, userNo));

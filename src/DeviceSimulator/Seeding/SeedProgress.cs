@@ -83,7 +83,8 @@ public sealed class SeedProgress(SeedPlan plan)
             var tableRate = Rate(table);
             var tableEta = tableRate > 0 ? TimeSpan.FromSeconds(Math.Max(0, Total(table) - done) / tableRate) : TimeSpan.Zero;
             line.Append(CultureInfo.InvariantCulture,
-                $"{Name(table)} {done:N0}/{Total(table):N0} ({Percent(done, Total(table)):F0}%, {tableRate:N0}/s, ETA {tableEta:hh\\:mm\\:ss})  ");
+                $"{Name(table)} {done:N0}/{Total(table):N0} ({Percent(done, Total(table)):F0}%, {tableRate:N0}/s, " +
+                $"ETA {tableEta:hh\\:mm\\:ss})  ");
         }
 
         var rate = (written - resumed) / Math.Max(_clock.Elapsed.TotalSeconds, 1e-3);

@@ -19,7 +19,8 @@ public sealed record TableSize(string Table, long Rows, long TableBytes, IReadOn
 public static class SeedSizes
 {
     /// <param name="rowsOf">The rows of each table, as the seed wrote them (counting 70 M rows again would take minutes).</param>
-    public static async Task<IReadOnlyList<TableSize>> MeasureAsync(NpgsqlDataSource dataSource, Func<string, long> rowsOf, CancellationToken cancellationToken)
+    public static async Task<IReadOnlyList<TableSize>> MeasureAsync(
+        NpgsqlDataSource dataSource, Func<string, long> rowsOf, CancellationToken cancellationToken)
     {
         var sizes = new List<TableSize>();
         await using var connection = await dataSource.OpenConnectionAsync(cancellationToken);
@@ -33,7 +34,8 @@ public static class SeedSizes
 
             var indexes = new List<(string, long)>();
             await using (var command = new NpgsqlCommand(
-                "SELECT c.relname, pg_relation_size(c.oid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = $1::regclass ORDER BY c.relname", connection))
+                "SELECT c.relname, pg_relation_size(c.oid) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = " +
+                "$1::regclass ORDER BY c.relname", connection))
             {
                 command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = table });
                 await using var reader = await command.ExecuteReaderAsync(cancellationToken);

@@ -11,10 +11,22 @@ namespace Kobo.Sync.DeviceSimulator.Seeding;
 public sealed class SeedUser
 {
     private static readonly DateTime Epoch = new(2012, 1, 1, 0, 0, 0, DateTimeKind.Utc);
-    private static readonly string[] FirstNames = ["Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas", "Kira", "Luca", "Maya", "Noor", "Oskar", "Priya"];
-    private static readonly string[] LastNames = ["Abbott", "Bauer", "Costa", "Dubois", "Eriksen", "Fujita", "Garcia", "Hughes", "Ivanova", "Jensen", "Kowalski", "Lambert", "Moreau", "Nakamura"];
+    private static readonly string[] FirstNames =
+    [
+        "Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro",
+        "Ines", "Jonas", "Kira", "Luca", "Maya", "Noor", "Oskar", "Priya",
+    ];
+    private static readonly string[] LastNames =
+    [
+        "Abbott", "Bauer", "Costa", "Dubois", "Eriksen", "Fujita", "Garcia",
+        "Hughes", "Ivanova", "Jensen", "Kowalski", "Lambert", "Moreau", "Nakamura",
+    ];
     private static readonly string?[] Countries = ["CA", "US", "GB", "FR", "DE", "JP", "NL", "AU", "IT", null];
-    private static readonly string[] Words = ["the", "light", "fell", "across", "a", "quiet", "room", "where", "nobody", "had", "spoken", "for", "years", "and", "still", "it", "seemed", "to", "remember", "every", "word"];
+    private static readonly string[] Words =
+    [
+        "the", "light", "fell", "across", "a", "quiet", "room", "where", "nobody", "had", "spoken",
+        "for", "years", "and", "still", "it", "seemed", "to", "remember", "every", "word",
+    ];
 
     private readonly Random _random;
 
@@ -90,4 +102,5 @@ public sealed class SeedUser
     }
 }
 
-public readonly record struct SeedHighlight(string Id, string Text, int Start, string Color, string? Note, DateTime CreatedAt, DateTime ModifiedAt);
+public readonly record struct SeedHighlight(
+    string Id, string Text, int Start, string Color, string? Note, DateTime CreatedAt, DateTime ModifiedAt);

@@ -109,7 +109,10 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
             }
 
             progress.Step("ANALYZE");
-            await using (var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection) { CommandTimeout = 0 })
+            await using (var analyze = new NpgsqlCommand("ANALYZE users, books, users_books, highlights", connection)
+            {
+                CommandTimeout = 0,
+            })
             {
                 await analyze.ExecuteNonQueryAsync(cancellationToken);
             }
@@ -119,11 +122,13 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
 
         keys.Stop();
         return new SeedResult(
-            plan.Scale.Users, plan.Scale.Books, plan.TotalOwnerships, plan.TotalHighlights, load.Elapsed, keys.Elapsed, total.Elapsed, committed.Count);
+            plan.Scale.Users, plan.Scale.Books, plan.TotalOwnerships, plan.TotalHighlights,
+            load.Elapsed, keys.Elapsed, total.Elapsed, committed.Count);
     }
 
     /// <summary>Writes one chunk (the books, or a range of users) and records it, in one transaction.</summary>
-    private static void WriteChunk(NpgsqlConnection connection, SeedPlan plan, int chunkUsers, int chunk, SeedProgress progress, CancellationToken cancellationToken)
+    private static void WriteChunk(
+        NpgsqlConnection connection, SeedPlan plan, int chunkUsers, int chunk, SeedProgress progress, CancellationToken cancellationToken)
     {
         using var transaction = connection.BeginTransaction();
         if (chunk == SeedMarker.BooksChunk)
@@ -171,12 +176,14 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
         }
     }
 
-    private static async Task RefuseAsync(NpgsqlConnection connection, SeedParameters? interrupted, SeedParameters wanted, CancellationToken cancellationToken)
+    private static async Task RefuseAsync(
+        NpgsqlConnection connection, SeedParameters? interrupted, SeedParameters wanted, CancellationToken cancellationToken)
     {
         if (interrupted is not null && interrupted.Shape != wanted.Shape)
         {
             throw new SeedRefusedException(
-                $"An interrupted seed of another build's rows (shape {interrupted.Shape}) is in this database; this build makes shape {wanted.Shape} "
+                $"An interrupted seed of another build's rows (shape {interrupted.Shape}) is in this database; " +
+                $"this build makes shape {wanted.Shape} "
                 + "and cannot resume it. Pass --truncate to replace it.");
         }
 
@@ -189,13 +196,17 @@ public sealed class Seeder(NpgsqlDataSource dataSource)
 
         if (await TableKeys.HasStashAsync(connection, cancellationToken))
         {
-            throw new SeedRefusedException("An earlier seed stopped before it rebuilt the keys and left no record of its parameters. Run the seed again with --truncate.");
+            throw new SeedRefusedException(
+                "An earlier seed stopped before it rebuilt the keys and left no record of its parameters. " +
+                "Run the seed again with --truncate.");
         }
 
         await using var command = new NpgsqlCommand("SELECT EXISTS (SELECT 1 FROM users)", connection);
         if ((bool)(await command.ExecuteScalarAsync(cancellationToken))!)
         {
-            throw new SeedRefusedException("The database already holds users. Pass --truncate to replace them (every user, book, ownership and highlight is deleted).");
+            throw new SeedRefusedException(
+                "The database already holds users. Pass --truncate to replace them (every user, book, " +
+                "ownership and highlight is deleted).");
         }
     }
 

@@ -20,7 +20,9 @@ internal static class TableKeys
 
     public static async Task DropAsync(NpgsqlConnection connection, CancellationToken cancellationToken)
     {
-        await ExecuteAsync(connection, $"CREATE TABLE IF NOT EXISTS {Stash} (tbl text, name text, is_constraint bool, definition text, ord int)", cancellationToken);
+        await ExecuteAsync(
+            connection, $"CREATE TABLE IF NOT EXISTS {Stash} (tbl text, name text, is_constraint bool, definition text, ord int)",
+            cancellationToken);
         var keys = await ReadCurrentAsync(connection, cancellationToken);
         foreach (var key in keys)
         {
@@ -46,7 +48,8 @@ internal static class TableKeys
     public static async Task RestoreAsync(NpgsqlConnection connection, CancellationToken cancellationToken, SeedProgress? progress = null)
     {
         var keys = new List<Key>();
-        await using (var read = new NpgsqlCommand($"SELECT tbl, name, is_constraint, definition, ord FROM {Stash} ORDER BY ord, name", connection))
+        await using (var read = new NpgsqlCommand(
+            $"SELECT tbl, name, is_constraint, definition, ord FROM {Stash} ORDER BY ord, name", connection))
         await using (var reader = await read.ExecuteReaderAsync(cancellationToken))
         {
             while (await reader.ReadAsync(cancellationToken))
@@ -114,7 +117,8 @@ internal static class TableKeys
         await using var command = new NpgsqlCommand(
             key.IsConstraint
                 ? "SELECT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = $1 AND conrelid = $2::regclass)"
-                : "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1 AND relkind = 'i' AND relnamespace = current_schema()::regnamespace) AND $2 <> ''",
+                : "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = $1 AND relkind = 'i' AND relnamespace = " +
+                    "current_schema()::regnamespace) AND $2 <> ''",
             connection);
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = key.Name });
         command.Parameters.Add(new NpgsqlParameter<string> { TypedValue = key.Table });

@@ -37,9 +37,13 @@ public sealed class DayLedger : IDisposable
     public void ReadingState(long user, long book, DateTimeOffset modifiedAt) =>
         Write(_acked, string.Create(CultureInfo.InvariantCulture, $"r\t{user}\t{book}\t{modifiedAt.UtcDateTime:O}"), acked: true);
 
-    /// <summary>A device's pulls of one sync: from its first position to the one its last page returned, and the highlight changes they brought.</summary>
+    /// <summary>
+    /// A device's pulls of one sync: from its first position to the one its last page returned, and the highlight changes they brought.
+    /// </summary>
     public void Pull(long user, DaySyncKind kind, long fromSeq, string fromId, long toSeq, string toId, long highlights) =>
-        Write(_pulls, string.Create(CultureInfo.InvariantCulture, $"{user}\t{kind}\t{fromSeq}\t{fromId}\t{toSeq}\t{toId}\t{highlights}"), acked: false);
+        Write(
+            _pulls, string.Create(CultureInfo.InvariantCulture, $"{user}\t{kind}\t{fromSeq}\t{fromId}\t{toSeq}\t{toId}\t{highlights}"),
+            acked: false);
 
     public void Dispose()
     {
@@ -51,7 +55,9 @@ public sealed class DayLedger : IDisposable
     }
 
     private static StreamWriter Open(string path) =>
-        new(new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16), new UTF8Encoding(false), 1 << 16) { NewLine = "\n" };
+        new(
+            new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16),
+            new UTF8Encoding(false), 1 << 16) { NewLine = "\n" };
 
     private void Write(StreamWriter file, string line, bool acked)
     {

@@ -40,7 +40,9 @@ public sealed class DayRun : IDisposable
 
         if (cursorKey is not { Length: >= 32 } key)
         {
-            throw new ProfileException("A day scenario's devices hold sync tokens signed with the service's Paging:CursorKey (at least 32 bytes): --cursor-key or KOBO_SIM_CURSOR_KEY.");
+            throw new ProfileException(
+                "A day scenario's devices hold sync tokens signed with the service's Paging:CursorKey (at least 32 bytes): " +
+                "--cursor-key or KOBO_SIM_CURSOR_KEY.");
         }
 
         var part = string.Create(CultureInfo.InvariantCulture, $"{shard.Index + 1}of{shard.Count}");
@@ -54,7 +56,8 @@ public sealed class DayRun : IDisposable
     /// with its user, first seen three months ago and last synced one sync interval ago (a drawer's
     /// device four months ago). Rows already there are kept, so a shard can register again.
     /// </summary>
-    public static async Task<long> RegisterDevicesAsync(string connectionString, DeviceDayScenario scenario, long syncs, CancellationToken cancellationToken)
+    public static async Task<long> RegisterDevicesAsync(
+        string connectionString, DeviceDayScenario scenario, long syncs, CancellationToken cancellationToken)
     {
         var now = DateTime.UtcNow;
         await using var connection = new NpgsqlConnection(connectionString);
@@ -81,14 +84,17 @@ public sealed class DayRun : IDisposable
                 await copy.WriteAsync(user, NpgsqlDbType.Bigint, cancellationToken);
                 await copy.WriteAsync(device.DeviceId, NpgsqlDbType.Text, cancellationToken);
                 await copy.WriteAsync(now.AddDays(-90), NpgsqlDbType.TimestampTz, cancellationToken);
-                await copy.WriteAsync(kind == DaySyncKind.Drawer ? now.AddDays(-120) : now - device.SyncInterval, NpgsqlDbType.TimestampTz, cancellationToken);
+                await copy.WriteAsync(
+                    kind == DaySyncKind.Drawer ? now.AddDays(-120) : now - device.SyncInterval,
+                    NpgsqlDbType.TimestampTz, cancellationToken);
                 known++;
             }
 
             await copy.CompleteAsync(cancellationToken);
         }
 
-        await using var insert = new NpgsqlCommand("INSERT INTO devices SELECT * FROM day_devices ON CONFLICT (user_no, device_id) DO NOTHING", connection) { CommandTimeout = 0 };
+        await using var insert = new NpgsqlCommand(
+            "INSERT INTO devices SELECT * FROM day_devices ON CONFLICT (user_no, device_id) DO NOTHING", connection) { CommandTimeout = 0 };
         await insert.ExecuteNonQueryAsync(cancellationToken);
         return known;
     }
@@ -112,7 +118,9 @@ public sealed class DayRun : IDisposable
             acknowledged = Ledger?.Acknowledged ?? 0,
             pullsLedgered = Ledger?.Pulls ?? 0,
         };
-        File.WriteAllText(Path.Combine(_folder, $"day-{_shard}.json"), JsonSerializer.Serialize(summary, new JsonSerializerOptions { WriteIndented = true }));
+        File.WriteAllText(
+            Path.Combine(_folder, $"day-{_shard}.json"),
+            JsonSerializer.Serialize(summary, new JsonSerializerOptions { WriteIndented = true }));
     }
 
     public void Dispose() => Ledger?.Dispose();

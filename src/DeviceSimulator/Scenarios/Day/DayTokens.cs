@@ -17,9 +17,11 @@ public sealed class DayTokens(string cursorKey)
     private readonly SyncTokens _tokens = new(Encoding.UTF8.GetBytes(cursorKey));
 
     public static SyncPosition CaughtUp(long user) =>
-        SyncPosition.Start.WithHighlightsThrough(new UserNo(user), 0).WithEntitlementsThrough(0).WithReadingStatesThrough(0).WithCollectionsThrough(0);
+        SyncPosition.Start.WithHighlightsThrough(new UserNo(user), 0)
+            .WithEntitlementsThrough(0).WithReadingStatesThrough(0).WithCollectionsThrough(0);
 
-    public static SyncPosition BackFromDrawer => SyncPosition.Start.WithEntitlementsThrough(0).WithReadingStatesThrough(0).WithCollectionsThrough(0);
+    public static SyncPosition BackFromDrawer =>
+        SyncPosition.Start.WithEntitlementsThrough(0).WithReadingStatesThrough(0).WithCollectionsThrough(0);
 
     public string Issue(long user, SyncPosition position) => _tokens.Issue(new UserNo(user), position);
 

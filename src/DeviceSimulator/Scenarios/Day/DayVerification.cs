@@ -5,11 +5,13 @@ using Npgsql;
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Day;
 
 /// <summary>One kind of sync's pulls against the database.</summary>
-public sealed record PullCheck(string Kind, long Pulls, long Received, long InDatabase, long PullsMissing, long Missed, long PullsWithExtra, long Extra);
+public sealed record PullCheck(
+    string Kind, long Pulls, long Received, long InDatabase, long PullsMissing, long Missed, long PullsWithExtra, long Extra);
 
 /// <summary>The ledger of a day's run against the database after it.</summary>
 public sealed record DayVerdict(
-    long AcknowledgedHighlights, long LostHighlights, long AcknowledgedReadingStates, long LostReadingStates, IReadOnlyList<PullCheck> Pulls)
+    long AcknowledgedHighlights, long LostHighlights, long AcknowledgedReadingStates,
+    long LostReadingStates, IReadOnlyList<PullCheck> Pulls)
 {
     public long Missed => Pulls.Sum(p => p.Missed);
 
@@ -20,13 +22,20 @@ public sealed record DayVerdict(
     public string Describe()
     {
         var text = new StringBuilder();
-        text.AppendLine(CultureInfo.InvariantCulture, $"acknowledged highlight changes: {AcknowledgedHighlights:N0}, lost: {LostHighlights:N0}");
-        text.AppendLine(CultureInfo.InvariantCulture, $"acknowledged reading states: {AcknowledgedReadingStates:N0}, lost: {LostReadingStates:N0}");
-        text.AppendLine("| sync kind | pulls checked | highlight changes received | in the database for their ranges | pulls that missed | missed | pulls with more than the database | extra |");
+        text.AppendLine(
+            CultureInfo.InvariantCulture, $"acknowledged highlight changes: {AcknowledgedHighlights:N0}, lost: {LostHighlights:N0}");
+        text.AppendLine(
+            CultureInfo.InvariantCulture, $"acknowledged reading states: {AcknowledgedReadingStates:N0}, lost: {LostReadingStates:N0}");
+        text.AppendLine(
+            "| sync kind | pulls checked | highlight changes received | in the database for their ranges | pulls that missed | missed | " +
+            "pulls with more than the database | extra |");
         text.AppendLine("|---|---|---|---|---|---|---|---|");
         foreach (var p in Pulls)
         {
-            text.AppendLine(CultureInfo.InvariantCulture, $"| {p.Kind} | {p.Pulls:N0} | {p.Received:N0} | {p.InDatabase:N0} | {p.PullsMissing:N0} | {p.Missed:N0} | {p.PullsWithExtra:N0} | {p.Extra:N0} |");
+            text.AppendLine(
+                CultureInfo.InvariantCulture,
+                $"| {p.Kind} | {p.Pulls:N0} | {p.Received:N0} | {p.InDatabase:N0} | {p.PullsMissing:N0} | {p.Missed:N0} | " +
+                $"{p.PullsWithExtra:N0} | {p.Extra:N0} |");
         }
 
         text.Append(Passed ? "PASS: nothing lost, nothing missed" : "FAIL: the database and what the devices were told differ");
@@ -38,7 +47,8 @@ public sealed record DayVerdict(
 /// Checks a day's ledger against the database once the run has ended:
 /// <list type="bullet">
 /// <item>every acknowledged highlight change is stored as acknowledged (a new highlight live, a deletion a tombstone);</item>
-/// <item>every acknowledged reading-state put is stored, or a later one replaced it (its position and status at or after the put's time);</item>
+/// <item>every acknowledged reading-state put is stored, or a later one replaced it (its position and status at or after the put's
+/// time);</item>
 /// <item>every ledgered pull received exactly the highlight changes the database holds in the range it covered
 /// (after its first position, up to the one its last page returned). A day writes each highlight once
 /// (new keys, deletions of keys never stored) and never touches the seed's rows, so no row moves in or out
@@ -47,7 +57,8 @@ public sealed record DayVerdict(
 /// </summary>
 public static class DayVerification
 {
-    public static async Task<DayVerdict> CheckAsync(string connectionString, IReadOnlyList<string> folders, Action<string> progress, CancellationToken cancellationToken)
+    public static async Task<DayVerdict> CheckAsync(
+        string connectionString, IReadOnlyList<string> folders, Action<string> progress, CancellationToken cancellationToken)
     {
         await using var connection = new NpgsqlConnection(connectionString);
         await connection.OpenAsync(cancellationToken);

@@ -44,7 +44,8 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
     private readonly long _run = DateTimeOffset.UtcNow.ToUnixTimeSeconds();
     private long _unexpected;
 
-    public DeviceDayScenario(ReadSampling sampling, ISyncClient client, ScenarioLoad load, DeviceBehaviour device, DayTokens tokens, DayLedger? ledger, int seed)
+    public DeviceDayScenario(
+        ReadSampling sampling, ISyncClient client, ScenarioLoad load, DeviceBehaviour device, DayTokens tokens, DayLedger? ledger, int seed)
     {
         _sampling = sampling;
         _client = client;
@@ -97,7 +98,8 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
     public async ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
         var user = AnyUser(device);
-        var (outcome, _, _) = await PullAsync(new SessionSteps(null, _device, 0), null, user, _tokens.Issue(user, DayTokens.CaughtUp(user)), device, cancellationToken);
+        var (outcome, _, _) = await PullAsync(
+            new SessionSteps(null, _device, 0), null, user, _tokens.Issue(user, DayTokens.CaughtUp(user)), device, cancellationToken);
         return outcome;
     }
 
@@ -141,7 +143,8 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
         // Whole milliseconds: the database keeps microseconds, and the ledger's check compares the times.
         var now = DateTimeOffset.FromUnixTimeMilliseconds(DateTimeOffset.UtcNow.ToUnixTimeMilliseconds());
         var batch = Batch(user, book, device, now);
-        var expected = batch.Select(h => new HighlightId(new UserNo(user), new BookNo(h.BookNo), HighlightKey.Parse(h.Key)).ToString()).ToList();
+        var expected = batch.Select(
+            h => new HighlightId(new UserNo(user), new BookNo(h.BookNo), HighlightKey.Parse(h.Key)).ToString()).ToList();
         var outcome = await SyncPush.BatchAsync(session, _push, _client, user, batch, expected, device, cancellationToken);
         if (!outcome.Ok)
         {
@@ -154,7 +157,8 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
         }
 
         var percent = Math.Round(device.Pick(10_001, salt: 61) / 100.0, 2);
-        outcome = await session.RunAsync(_readingState, ct => _client.PutReadingStateAsync(user, book, percent, now, device, ct), cancellationToken);
+        outcome = await session.RunAsync(
+            _readingState, ct => _client.PutReadingStateAsync(user, book, percent, now, device, ct), cancellationToken);
         if (!outcome.Ok)
         {
             return (outcome, token, 0);
@@ -183,7 +187,8 @@ public sealed class DeviceDayScenario : ISyncSessionScenario
     }
 
     private ValueTask<(SyncAttempt Outcome, string? Token, long Highlights)> PullAsync(
-        SessionSteps session, ScenarioStats? stats, long user, string? since, SimulatedDevice device, CancellationToken cancellationToken) =>
+        SessionSteps session, ScenarioStats? stats, long user, string? since,
+        SimulatedDevice device, CancellationToken cancellationToken) =>
         SyncPull.AllPagesAsync(session, stats, _client, user, since, _load.PageSize, device, cancellationToken);
 
     /// <summary>

@@ -43,14 +43,18 @@ public sealed class GrpcDeviceClient(SyncService.SyncServiceClient client, Devic
     public static SyncAttempt Classify(RpcException exception)
     {
         var status = exception.StatusCode.ToString();
-        if (exception.StatusCode is not (StatusCode.Unavailable or StatusCode.ResourceExhausted or StatusCode.Aborted or StatusCode.DeadlineExceeded))
+        if (exception.StatusCode
+            is not (StatusCode.Unavailable or StatusCode.ResourceExhausted or StatusCode.Aborted or StatusCode.DeadlineExceeded))
         {
             return SyncAttempt.Permanent(status);
         }
 
         var pushback = exception.Trailers
             .Where(t => !t.IsBinary && t.Key.Equals(PushbackTrailer, StringComparison.OrdinalIgnoreCase))
-            .Select(t => long.TryParse(t.Value, NumberStyles.None, CultureInfo.InvariantCulture, out var ms) ? TimeSpan.FromMilliseconds(ms) : (TimeSpan?)null)
+            .Select(
+                t => long.TryParse(t.Value, NumberStyles.None, CultureInfo.InvariantCulture, out var ms)
+                    ? TimeSpan.FromMilliseconds(ms)
+                    : (TimeSpan?)null)
             .FirstOrDefault();
         return SyncAttempt.Transient(status, pushback);
     }

@@ -11,6 +11,11 @@ public sealed class GrpcHighlightsByUser(ReadSampling sampling, GrpcDeviceClient
     public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
         var user = Sampling.HeavyUserOf(device).UserNo;
-        return client.CallAsync(static (c, r, o) => c.ListUserHighlightsAsync(r, o), new ListUserHighlightsRequest { UserNo = user }, user, device, cancellationToken);
+        return client.CallAsync(
+            static (c, r, o) => c.ListUserHighlightsAsync(r, o),
+            new ListUserHighlightsRequest { UserNo = user },
+            user,
+            device,
+            cancellationToken);
     }
 }

@@ -15,12 +15,15 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
         long userNo, string? since, int pageSize, SimulatedDevice device, CancellationToken cancellationToken)
     {
         var request = new PullChangesRequest { UserNo = userNo, Since = since ?? string.Empty, PageSize = pageSize };
-        var (attempt, response) = await client.CallForAsync(static (c, r, o) => c.PullChangesAsync(r, o), request, userNo, device, cancellationToken);
+        var (attempt, response) = await client.CallForAsync(
+            static (c, r, o) => c.PullChangesAsync(r, o), request, userNo, device, cancellationToken);
         return response is null
             ? (attempt, null)
             : response.SyncToken.Length == 0
                 ? (SyncAttempt.Permanent("bad pull page"), null)
-                : (attempt, new PulledPage(response.Changes.Count, response.SyncToken, response.HasMore, response.Changes.Count(c => c.ChangeCase == SyncChange.ChangeOneofCase.Highlight)));
+                : (attempt, new PulledPage(
+                    response.Changes.Count, response.SyncToken, response.HasMore,
+                    response.Changes.Count(c => c.ChangeCase == SyncChange.ChangeOneofCase.Highlight)));
     }
 
     public async ValueTask<(SyncAttempt Attempt, IReadOnlyList<string>? Ids)> PushAsync(
@@ -30,7 +33,10 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
         foreach (var h in batch)
         {
             var change = h.Delete
-                ? new PushedChange { Op = "delete", BookNo = h.BookNo, Key = h.Key, ModifiedAt = Timestamp.FromDateTimeOffset(h.ModifiedAt) }
+                ? new PushedChange
+                {
+                    Op = "delete", BookNo = h.BookNo, Key = h.Key, ModifiedAt = Timestamp.FromDateTimeOffset(h.ModifiedAt),
+                }
                 : new PushedChange
                 {
                     Op = "upsert", BookNo = h.BookNo, Key = h.Key, Text = h.Text, Start = h.Start, Length = h.Length, Color = h.Color,
@@ -44,7 +50,8 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
             request.Changes.Add(change);
         }
 
-        var (attempt, response) = await client.CallForAsync(static (c, r, o) => c.PushChangesAsync(r, o), request, userNo, device, cancellationToken);
+        var (attempt, response) = await client.CallForAsync(
+            static (c, r, o) => c.PushChangesAsync(r, o), request, userNo, device, cancellationToken);
         if (response is null)
         {
             return (attempt, null);
@@ -76,6 +83,7 @@ public sealed class GrpcSyncClient(GrpcDeviceClient client) : ISyncClient
             Position = new ReadingPosition { Percent = percent, ModifiedAt = at },
             Status = new ReadingStatus { Value = percent >= 100 ? "finished" : "reading", ModifiedAt = at },
         };
-        return (await client.CallForAsync(static (c, r, o) => c.PutReadingStateAsync(r, o), request, userNo, device, cancellationToken)).Attempt;
+        return (await client.CallForAsync(
+            static (c, r, o) => c.PutReadingStateAsync(r, o), request, userNo, device, cancellationToken)).Attempt;
     }
 }

@@ -11,6 +11,7 @@ public sealed class GrpcUserById(ReadSampling sampling, GrpcDeviceClient client)
     public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
         var user = Sampling.UserOf(device);
-        return client.CallAsync(static (c, r, o) => c.GetUserAsync(r, o), new GetUserRequest { UserNo = user }, user, device, cancellationToken);
+        return client.CallAsync(
+            static (c, r, o) => c.GetUserAsync(r, o), new GetUserRequest { UserNo = user }, user, device, cancellationToken);
     }
 }

@@ -28,7 +28,9 @@ public sealed class DeliveryLedger(int waitersPerUser, ScenarioStats wake)
     /// <summary>Deliveries owed by acknowledged pushes and not yet made.</summary>
     public long Owed => Interlocked.Read(ref _owed);
 
-    /// <summary>A push of <paramref name="group"/>'s user, meant to start in <paramref name="second"/> of the run, is about to send these changes.</summary>
+    /// <summary>
+    /// A push of <paramref name="group"/>'s user, meant to start in <paramref name="second"/> of the run, is about to send these changes.
+    /// </summary>
     public void Expect(IReadOnlyList<string> ids, int group, int second)
     {
         foreach (var id in ids)
@@ -79,7 +81,10 @@ public sealed class DeliveryLedger(int waitersPerUser, ScenarioStats wake)
         }
     }
 
-    /// <summary>Waiting device <paramref name="waiter"/> of <paramref name="group"/>'s user holds change <paramref name="id"/> since <paramref name="at"/>.</summary>
+    /// <summary>
+    /// Waiting device <paramref name="waiter"/> of <paramref name="group"/>'s user holds change <paramref name="id"/> since
+    /// <paramref name="at"/>.
+    /// </summary>
     public void Receive(int group, int waiter, string id, long at)
     {
         if (!_changes.TryGetValue(id, out var pushed))

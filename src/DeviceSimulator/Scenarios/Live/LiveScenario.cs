@@ -59,13 +59,16 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
         if (slot.FirstDevice + devices > fleet.Count)
         {
             throw new ProfileException(
-                $"scenario {load.Name}: {load.WaitingUsers} waiting users with {load.WaitersPerUser + 1} devices each need {slot.FirstDevice + devices:N0} devices (with the run's other live scenarios), the profile's devices give this shard {fleet.Count:N0}");
+                $"scenario {load.Name}: {load.WaitingUsers} waiting users with {load.WaitersPerUser + 1} devices each need " +
+                $"{slot.FirstDevice + devices:N0} devices (with the run's other live scenarios), " +
+                $"the profile's devices give this shard {fleet.Count:N0}");
         }
 
         if (slot.FirstUser + load.WaitingUsers > sampling.Users)
         {
             throw new ProfileException(
-                $"scenario {load.Name}: {slot.FirstUser + load.WaitingUsers:N0} waiting users (with the run's other live scenarios), the data set has {sampling.Users:N0}");
+                $"scenario {load.Name}: {slot.FirstUser + load.WaitingUsers:N0} waiting users (with the run's other live scenarios), " +
+                $"the data set has {sampling.Users:N0}");
         }
 
         _firstDevice = fleet.First + slot.FirstDevice;
@@ -91,7 +94,10 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
     /// <summary>The user whose devices form group <paramref name="group"/>.</summary>
     public long UserOf(int group) => ((_firstUser + group) % _users) + 1;
 
-    /// <summary>Waiting device <paramref name="index"/> of group <paramref name="group"/>; index <c>waitersPerUser</c> is the group's pushing device.</summary>
+    /// <summary>
+    /// Waiting device <paramref name="index"/> of group <paramref name="group"/>; index <c>waitersPerUser</c> is the group's pushing
+    /// device.
+    /// </summary>
     public SimulatedDevice DeviceOf(int group, int index) =>
         SimulatedDevice.Of(_firstDevice + ((long)group * (_load.WaitersPerUser + 1)) + index, _seed);
 
@@ -210,7 +216,9 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
 
     private long UserOfDevice(SimulatedDevice device) => UserOf(GroupOf(device));
 
-    /// <summary>Keys <c>live{seed}-{run}-{device}-{push}-{i}</c>; a warm-up's (<paramref name="kind"/> <c>w</c>) <c>livew{seed}-...</c>.</summary>
+    /// <summary>
+    /// Keys <c>live{seed}-{run}-{device}-{push}-{i}</c>; a warm-up's (<paramref name="kind"/> <c>w</c>) <c>livew{seed}-...</c>.
+    /// </summary>
     private (List<NewHighlight> Batch, List<string> Ids) Batch(SimulatedDevice device, string kind, string push)
     {
         var user = new UserNo(UserOfDevice(device));
@@ -220,9 +228,13 @@ public sealed class LiveScenario : ISyncSessionScenario, IWaitingScenario, IDisp
         for (var i = 0; i < _load.PushBatch; i++)
         {
             var book = new BookNo(device.Pick(Books, salt: 100 + i) + 1);
-            var key = HighlightKey.Parse(string.Create(CultureInfo.InvariantCulture, $"live{kind}{_seed}-{_run}-{device.Number}-{push}-{i}"));
+            var key = HighlightKey.Parse(
+                string.Create(CultureInfo.InvariantCulture, $"live{kind}{_seed}-{_run}-{device.Number}-{push}-{i}"));
             ids.Add(new HighlightId(user, book, key).ToString());
-            batch.Add(NewHighlight.Drawn(device, i, book.Value, key.Value, string.Create(CultureInfo.InvariantCulture, $"Live highlight {i} of push {push}"), now));
+            batch.Add(
+                NewHighlight.Drawn(
+                    device, i, book.Value, key.Value,
+                    string.Create(CultureInfo.InvariantCulture, $"Live highlight {i} of push {push}"), now));
         }
 
         return (batch, ids);

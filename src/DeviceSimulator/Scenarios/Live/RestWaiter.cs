@@ -113,7 +113,8 @@ public sealed class RestWaiter(HttpClient http, DeviceTokens tokens) : IWaiterTr
             var retryAfter = RetryAfter(response);
             if (!response.IsSuccessStatusCode)
             {
-                return new Answer(null, false, retryAfter, response.StatusCode is HttpStatusCode.TooManyRequests or HttpStatusCode.ServiceUnavailable);
+                return new Answer(
+                    null, false, retryAfter, response.StatusCode is HttpStatusCode.TooManyRequests or HttpStatusCode.ServiceUnavailable);
             }
 
             await using var body = await response.Content.ReadAsStreamAsync(timeout.Token);
@@ -140,7 +141,8 @@ public sealed class RestWaiter(HttpClient http, DeviceTokens tokens) : IWaiterTr
         {
             return new Answer(null, false, null, false); // the request's own timeout
         }
-        catch (Exception exception) when (exception is HttpRequestException or IOException or JsonException or KeyNotFoundException or InvalidOperationException)
+        catch (Exception exception)
+            when (exception is HttpRequestException or IOException or JsonException or KeyNotFoundException or InvalidOperationException)
         {
             return new Answer(null, false, null, false);
         }

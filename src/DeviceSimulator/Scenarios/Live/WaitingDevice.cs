@@ -16,7 +16,10 @@ public sealed class WaiterContext(
 
     public WaiterCounters Counters => counters;
 
-    /// <summary>Bounds the devices catching up at once (their backlog pulls), over all the run's live scenarios, as the engine bounds syncs in flight.</summary>
+    /// <summary>
+    /// Bounds the devices catching up at once (their backlog pulls), over all the run's live scenarios, as the engine bounds syncs in
+    /// flight.
+    /// </summary>
     public SemaphoreSlim CatchingUp => catchingUp;
 
     public DeviceBehaviour Behaviour => behaviour;

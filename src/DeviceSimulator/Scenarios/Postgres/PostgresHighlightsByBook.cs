@@ -15,7 +15,8 @@ public sealed class PostgresHighlightsByBook(ReadSampling sampling, IDeviceReadS
         var user = new UserNo(heavy.UserNo);
         var book = new BookNo(Sampling.BookOf(device, heavy));
         return PostgresBaseline.RunAsync(
-            async ct => await store.ListHighlightsAsync(user, HighlightRange.ForBook(user, book), DeviceReads.DefaultPageSize + 1, ct) is not null,
+            async ct => await store.ListHighlightsAsync(
+                user, HighlightRange.ForBook(user, book), DeviceReads.DefaultPageSize + 1, ct) is not null,
             cancellationToken);
     }
 }

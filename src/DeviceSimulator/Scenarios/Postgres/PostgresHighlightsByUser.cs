@@ -5,7 +5,9 @@ using Kobo.Sync.Domain.Queries;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Postgres;
 
-/// <summary>The highlights-by-user read's SQL straight on PostgreSQL: the service's first page (10 rows, plus one to see if more follow).</summary>
+/// <summary>
+/// The highlights-by-user read's SQL straight on PostgreSQL: the service's first page (10 rows, plus one to see if more follow).
+/// </summary>
 public sealed class PostgresHighlightsByUser(ReadSampling sampling, IDeviceReadStore store)
     : ReadScenario(ReadKind.HighlightsByUser, Transport.Postgres, sampling)
 {
@@ -13,7 +15,8 @@ public sealed class PostgresHighlightsByUser(ReadSampling sampling, IDeviceReadS
     {
         var user = new UserNo(Sampling.HeavyUserOf(device).UserNo);
         return PostgresBaseline.RunAsync(
-            async ct => await store.ListHighlightsAsync(user, HighlightRange.ForUser(user), DeviceReads.DefaultPageSize + 1, ct) is not null,
+            async ct => await store.ListHighlightsAsync(
+                user, HighlightRange.ForUser(user), DeviceReads.DefaultPageSize + 1, ct) is not null,
             cancellationToken);
     }
 }

@@ -13,6 +13,7 @@ public sealed class RestHighlightsByBook(ReadSampling sampling, RestDeviceClient
         var user = Sampling.HeavyUserOf(device);
         var book = Sampling.BookOf(device, user);
         return client.GetAsync(
-            string.Create(CultureInfo.InvariantCulture, $"/v1/users/{user.UserNo}/books/{book}/highlights"), user.UserNo, device, cancellationToken);
+            string.Create(CultureInfo.InvariantCulture, $"/v1/users/{user.UserNo}/books/{book}/highlights"),
+            user.UserNo, device, cancellationToken);
     }
 }

@@ -11,6 +11,7 @@ public sealed class RestHighlightsByUser(ReadSampling sampling, RestDeviceClient
     public override ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken)
     {
         var user = Sampling.HeavyUserOf(device).UserNo;
-        return client.GetAsync(string.Create(CultureInfo.InvariantCulture, $"/v1/users/{user}/highlights"), user, device, cancellationToken);
+        return client.GetAsync(
+            string.Create(CultureInfo.InvariantCulture, $"/v1/users/{user}/highlights"), user, device, cancellationToken);
     }
 }

@@ -7,7 +7,9 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 
-/// <summary>A device's device-sync calls over REST: <c>GET</c> and <c>POST /v1/users/{n}/changes</c>, with the device's own token.</summary>
+/// <summary>
+/// A device's device-sync calls over REST: <c>GET</c> and <c>POST /v1/users/{n}/changes</c>, with the device's own token.
+/// </summary>
 public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens) : ISyncClient
 {
     public Transport Transport => Transport.Rest;
@@ -94,7 +96,8 @@ public sealed class RestSyncClient(HttpClient http, DeviceTokens tokens) : ISync
             json.WriteEndObject();
         }
 
-        using var request = new HttpRequestMessage(HttpMethod.Put, FormattableString.Invariant($"/v1/users/{userNo}/books/{bookNo}/reading-state"))
+        using var request = new HttpRequestMessage(
+            HttpMethod.Put, FormattableString.Invariant($"/v1/users/{userNo}/books/{bookNo}/reading-state"))
         {
             Content = new ByteArrayContent(buffer.ToArray()) { Headers = { ContentType = new MediaTypeHeaderValue("application/json") } },
         };

@@ -64,7 +64,9 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
 
     public ValueTask<(SyncAttempt Outcome, int Attempts)> SessionAsync(
         SimulatedDevice device, long sequence, int second, DeviceRetryPipeline steps, CancellationToken cancellationToken) =>
-        RunAsync(device, string.Create(CultureInfo.InvariantCulture, $"{Initial}{sequence}"), new SessionSteps(steps, _device, second), record: true, cancellationToken);
+        RunAsync(
+            device, string.Create(CultureInfo.InvariantCulture, $"{Initial}{sequence}"),
+            new SessionSteps(steps, _device, second), record: true, cancellationToken);
 
     private async ValueTask<(SyncAttempt Outcome, int Attempts)> RunAsync(
         SimulatedDevice device, string session, SessionSteps steps, bool record, CancellationToken cancellationToken)
@@ -100,7 +102,8 @@ public sealed class DeviceSyncSessionScenario : ISyncSessionScenario
             var key = HighlightKey.Parse(KeyOf(_seed, device, session, i));
             ids.Add(new HighlightId(new UserNo(userNo), book, key).ToString());
             batch.Add(NewHighlight.Drawn(
-                device, i, book.Value, key.Value, string.Create(CultureInfo.InvariantCulture, $"Highlight {i} of session {session} on device {device.DeviceId}"), now));
+                device, i, book.Value, key.Value,
+                string.Create(CultureInfo.InvariantCulture, $"Highlight {i} of session {session} on device {device.DeviceId}"), now));
         }
 
         return (batch, ids);

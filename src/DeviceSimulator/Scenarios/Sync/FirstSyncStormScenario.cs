@@ -26,7 +26,8 @@ public sealed class FirstSyncStormScenario(ReadSampling sampling, ISyncClient cl
 
     public async ValueTask<SyncAttempt> AttemptAsync(SimulatedDevice device, CancellationToken cancellationToken) =>
         (await SyncPull.AllPagesAsync(
-            new SessionSteps(null, behaviour, 0), null, client, sampling.UserOf(device), since: null, load.PageSize, device, cancellationToken)).Outcome;
+            new SessionSteps(null, behaviour, 0), null, client, sampling.UserOf(device),
+            since: null, load.PageSize, device, cancellationToken)).Outcome;
 
     public async ValueTask<(SyncAttempt Outcome, int Attempts)> SessionAsync(
         SimulatedDevice device, long sequence, int second, DeviceRetryPipeline steps, CancellationToken cancellationToken)

@@ -15,11 +15,15 @@ public sealed record PulledPage(int Changes, string SyncToken, bool HasMore, int
 /// <paramref name="BookNo"/>, <paramref name="Key"/> and <paramref name="ModifiedAt"/> are sent).
 /// </summary>
 public sealed record NewHighlight(
-    long BookNo, string Key, string Text, int Start, int Length, string Color, DateTimeOffset ModifiedAt, string? Note = null, bool Delete = false)
+    long BookNo, string Key, string Text, int Start, int Length, string Color,
+    DateTimeOffset ModifiedAt, string? Note = null, bool Delete = false)
 {
     private static readonly string[] Colors = ["yellow", "pink", "blue", "green"];
 
-    /// <summary>The <paramref name="index"/>-th new highlight of a device's batch: its place in the book and its colour drawn from the device's hash.</summary>
+    /// <summary>
+    /// The <paramref name="index"/>-th new highlight of a device's batch: its place in the book and its colour drawn from the device's
+    /// hash.
+    /// </summary>
     public static NewHighlight Drawn(SimulatedDevice device, int index, long bookNo, string key, string text, DateTimeOffset modifiedAt) =>
         new(bookNo, key, text, device.Pick(10_000, salt: 200 + index), 1 + device.Pick(200, salt: 300 + index),
             Colors[device.Pick(Colors.Length, salt: 400 + index)], modifiedAt);

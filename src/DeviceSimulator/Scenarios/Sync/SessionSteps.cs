@@ -16,7 +16,10 @@ internal sealed class SessionSteps(DeviceRetryPipeline? pipeline, DeviceBehaviou
     private readonly long _started = Stopwatch.GetTimestamp();
     private int _requests;
 
-    /// <summary>Every attempt of each of the session's requests: a session of ten pages with no retry made ten (its retries are in its steps' statistics).</summary>
+    /// <summary>
+    /// Every attempt of each of the session's requests: a session of ten pages with no retry made ten (its retries are in its steps'
+    /// statistics).
+    /// </summary>
     public int Attempts { get; private set; }
 
     public async ValueTask<SyncAttempt> RunAsync(

@@ -4,11 +4,14 @@ using Kobo.Sync.DeviceSimulator.Engine;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 
-/// <summary>A device's push of a batch, through its retries; a push the service answers with other ids than the batch's fails for good.</summary>
+/// <summary>
+/// A device's push of a batch, through its retries; a push the service answers with other ids than the batch's fails for good.
+/// </summary>
 internal static class SyncPush
 {
     public static async ValueTask<SyncAttempt> BatchAsync(
-        SessionSteps steps, ScenarioStats? stats, ISyncClient client, long userNo, IReadOnlyList<NewHighlight> batch, IReadOnlyList<string> expected,
+        SessionSteps steps, ScenarioStats? stats, ISyncClient client, long userNo,
+        IReadOnlyList<NewHighlight> batch, IReadOnlyList<string> expected,
         SimulatedDevice device, CancellationToken cancellationToken)
     {
         IReadOnlyList<string>? ids = null;
