@@ -77,30 +77,21 @@ public static class StorageDataSource
     }
 
     /// <summary>
-    /// Automatic preparation is switched on (hot statements are prepared after their second use), the
-    /// session reset on returning a connection to the pool is switched off, the pool's maximum is its
-    /// share of the instance's connections (<paramref name="poolSize"/>, from <see cref="ConnectionBudget"/>)
-    /// and the pool keeps every connection it opens up to that share (<c>Minimum Pool Size</c> at the
-    /// smaller of the share and the maximum), unless the connection string sets them; everything else, multi-host lists included, passes
-    /// through. The reset (<c>RESET ALL</c>, <c>CLOSE ALL</c>, ... sent before the next use) costs a parse and a round of
-    /// work in the server on every pooled open, which is every request here; the service never
-    /// changes session state (no <c>SET</c>, no temporary tables, no session advisory locks held past
-    /// a command), so there is nothing to reset. Multiplexing stays off although it
-    /// doubled throughput here (docs/performance.md): a multiplexed command cannot be cancelled in
-    /// the server, and a device's deadline or disconnect must stop its query.
-    /// <para>
-    /// Npgsql opens connections as requests need them and, every <c>Connection Idle Lifetime</c>
-    /// (300 s), closes the pool's typical idle count of the last samples (every 10 s) down to
-    /// <c>Minimum Pool Size</c>. A pool answering requests of a few milliseconds looks idle in those
-    /// samples, so every five minutes it lost the connections its last burst had opened, and the next
-    /// burst opened them again, each a new server process, on the machine the requests were waiting
-    /// for: every request stalled for 2-3.5 s, and at 300 syncs/s on two cores such a stall could tip
-    /// the service into an overload it did not leave (docs/performance.md, "The release gate"). With
-    /// the floor at the maximum the pool never shrinks: a connection is opened when first needed and
-    /// kept, so the maximum is what each instance may hold on its server, and that is why it is sized
-    /// from the server's limit and the instance count (docs/operations.md, "PostgreSQL settings, and a
-    /// database that holds data already").
-    /// </para>
+    /// Sets the service's defaults where the connection string does not; everything else, multi-host lists
+    /// included, passes through:
+    /// <list type="bullet">
+    /// <item>automatic preparation on (hot statements are prepared after their second use);</item>
+    /// <item>no session reset on returning a connection to the pool: the reset costs a parse and a round of server
+    /// work on every pooled open, and the service never changes session state (no <c>SET</c>, no temporary tables,
+    /// no session advisory locks held past a command);</item>
+    /// <item>the pool's maximum at its share of the instance's connections (<paramref name="poolSize"/>, from
+    /// <see cref="ConnectionBudget"/>), and <c>Minimum Pool Size</c> at the smaller of the share and the maximum, so
+    /// the pool never shrinks: Npgsql's five-minute idle pruning emptied a busy pool between bursts, and reopening
+    /// the connections stalled every request for seconds (docs/performance.md, "The pool that shrank: the long runs'
+    /// stalls"; the sizing: docs/operations.md, "PostgreSQL settings, and a database that holds data already").</item>
+    /// </list>
+    /// Multiplexing stays off: a multiplexed command cannot be cancelled in the server, and a device's deadline or
+    /// disconnect must stop its query (docs/performance.md, "Tried and not kept: multiplexing").
     /// </summary>
     public static string WithServiceDefaults(string connectionString, int? poolSize = null)
     {

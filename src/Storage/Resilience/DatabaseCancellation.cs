@@ -3,29 +3,16 @@ using System.Collections.Concurrent;
 namespace Kobo.Sync.Storage.Resilience;
 
 /// <summary>
-/// Cancels database commands away from the thread that noticed the deadline.
+/// Cancels database commands on a few dedicated threads, away from the thread that noticed the deadline.
+/// Npgsql sends its cancel request synchronously inside the cancellation callback (over a second connection to
+/// the server), so a database that does not answer would hold whichever thread cancelled the token (a timeout
+/// timer, a disconnect, a gRPC deadline), and on two cores a few such cancellations starve every other request.
+/// A command therefore never gets the request's token: it gets one from <see cref="Detach"/>, which follows the
+/// request's token but is cancelled here; the request's own wait ends at once (<see cref="RunAsync"/>).
 /// <para>
-/// Npgsql cancels a running command by opening a second connection to the server and sending it a
-/// cancel request. It does this synchronously, inside the cancellation callback, so it runs on the
-/// thread that cancelled the token: a request's timeout timer, a disconnect, a gRPC deadline. When the
-/// database does not answer (a network partition, a frozen node), that thread is held until the
-/// connect or read gives up. On a two-core host the thread pool starts with two threads, so a few such
-/// cancellations starve every other request for seconds.
-/// </para>
-/// <para>
-/// So a command never gets the request's token itself. It gets a token from <see cref="Detach"/>, which
-/// follows the request's token but is cancelled here, on a few dedicated threads. The request's own
-/// wait ends at once (<see cref="RunAsync"/>); the server
-/// still receives its cancel request as soon as a canceller thread is free. A canceller is held only
-/// while a server does not answer its cancel request; if all of them are, later cancel requests wait
-/// for one (the commands they cancel keep their connections meanwhile), and no request waits at all.
-/// </para>
-/// <para>
-/// One wait remains that Npgsql imposes: a command that ends while its cancel request is still being
-/// sent disposes its cancellation registration, and that dispose waits for the callback, on whichever
-/// pool thread ended the command. At most <see cref="Cancellers"/> callbacks run at once, so at most
-/// that many pool threads wait; the pool's minimum is raised by as many threads, so that the pool
-/// grows at once instead of starving the requests for its usual thread-injection delay.
+/// One wait remains in Npgsql: a command that ends while its cancel request is still being sent waits for the
+/// callback when it disposes its registration. At most <see cref="Cancellers"/> callbacks run at once, so the
+/// pool's minimum is raised by as many threads (docs/architecture.md, "How it works", after the storage pipelines).
 /// </para>
 /// </summary>
 public static class DatabaseCancellation

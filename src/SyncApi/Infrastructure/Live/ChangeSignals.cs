@@ -11,20 +11,17 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Live;
 /// <summary>
 /// Live pull's voice: told of each commit that changed a user's sync data (<see cref="ICommitSignals"/>),
 /// it wakes this instance's waiting devices of that user at once, with no database round trip, and tells
-/// the other instances with <c>NOTIFY</c> (<see cref="ChangeNotification"/>). The notification is not
-/// part of the push's transaction: PostgreSQL makes notifying transactions commit one at a time, which
-/// capped pushes near one per commit flush (docs/performance.md, "Live pull without the NOTIFY
-/// ceiling"). Instead, the users committed while the last notification was on its way, plus
-/// <c>Sync:LiveSignalCoalesceMs</c>, go in one transaction of <c>pg_notify</c> calls, sent from a
-/// connection of its own (a pool of one named <see cref="PoolName"/>, on the primary, counted in the
-/// instance's share of the server's connections). So notifying costs the primary one commit per interval
-/// per instance, however many pushes it carries.
+/// the other instances with <c>NOTIFY</c> (<see cref="ChangeNotification"/>) outside the push's transaction,
+/// where it would make pushes commit one at a time (docs/performance.md, "Live pull without the NOTIFY ceiling,
+/// 2026-11-29"). The users committed while the last notification was on its way, plus
+/// <c>Sync:LiveSignalCoalesceMs</c>, go in one transaction of <c>pg_notify</c> calls on a connection of its own
+/// (a pool of one named <see cref="PoolName"/>, on the primary, counted in the instance's share of the server's
+/// connections): one commit per interval per instance, however many pushes it carries.
 /// <para>
-/// What this gives up: a signal can now be lost after its push committed (the instance stops or crashes
-/// first, or its connection fails for longer than the retries, or more than
-/// <see cref="MaxPendingUsers"/> users are waiting to be told). A waiting device never hears of such a
-/// change by signal, but every wait ends with a check of the user's committed sequence (one indexed read;
-/// <see cref="LivePull"/>), so a lost signal costs a waiting device at most its wait.
+/// A signal can be lost after its push committed (the instance stops, its connection fails for longer than
+/// the retries, or more than <see cref="MaxPendingUsers"/> users are waiting to be told); every wait ends with
+/// a check of the user's committed sequence (<see cref="LivePull"/>), so a lost signal costs a waiting device
+/// at most its wait (docs/operations.md, "Live pull: the change listener and its limits").
 /// </para>
 /// </summary>
 internal sealed partial class ChangeSignals(
