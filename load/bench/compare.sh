@@ -12,7 +12,7 @@
 # --bare makes the second instance load/bench/bare, started here on 127.0.0.1:5070 and stopped at the
 # end: the same reads with nothing but ASP.NET Core and Npgsql, the floor the framework leaves.
 # --bare-multiplexing runs it with Npgsql's multiplexing on (which the service cannot use: see
-# docs/performance.md).
+# docs/performance-history.md).
 #
 # The service must be running against that database with the signing key in $AUTH_SIGNING_KEY
 # (tokens are minted with it, one per user). Targets loopback only; every run is bounded by

@@ -75,7 +75,7 @@ run() { # LABEL GRPC REST SECONDS -> "req/s p50_ms p99_ms cpu_us bytes"
   n=$(awk '$2 == 200' "$work/log" | wc -l)
   ok=$(( $(answered_ok "$rest") - k0 ))
   if [ "$n" -eq 0 ] || [ $(( ok * 100 )) -lt $(( n * 99 )) ]; then
-    echo "$1: only $ok of $n calls were answered OK (is a per-device rate limit in the way? see docs/performance.md):" >&2
+    echo "$1: only $ok of $n calls were answered OK (is a per-device rate limit in the way? see docs/performance-history.md):" >&2
     cat "$work/h2load.out" >&2
     exit 2
   fi

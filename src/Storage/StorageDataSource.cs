@@ -91,7 +91,7 @@ public static class StorageDataSource
     /// stalls"; the sizing: docs/operations.md, "PostgreSQL settings, and a database that holds data already").</item>
     /// </list>
     /// Multiplexing stays off: a multiplexed command cannot be cancelled in the server, and a device's deadline or
-    /// disconnect must stop its query (docs/performance.md, "Tried and not kept: multiplexing").
+    /// disconnect must stop its query (docs/performance-history.md, "Tried and not kept: multiplexing").
     /// </summary>
     public static string WithServiceDefaults(string connectionString, int? poolSize = null)
     {

@@ -12,7 +12,7 @@ namespace Kobo.Sync.Storage.Coalescing;
 /// once, alone if need be; only when that many are already on the wire do new reads queue, and the
 /// next batch to leave takes every queued read (up to <see cref="ReadCoalescingOptions.MaxBatchSize"/>).
 /// Under load that turns 32 round trips into a few, which is where the time of a one-row read goes
-/// (docs/performance.md). Unlike Npgsql's multiplexing, every batch runs on an ordinary pooled
+/// (docs/performance-history.md). Unlike Npgsql's multiplexing, every batch runs on an ordinary pooled
 /// connection, so cancellation reaches the server: a batch whose callers have all given up is
 /// cancelled there. With <paramref name="metrics"/>, each read's time from being handed over to its
 /// result being read is recorded with the node that answered it.

@@ -11,7 +11,7 @@ public sealed class ReadCoalescingOptions
     /// Batches on the wire at once; each holds one pooled connection while in flight. New reads leave
     /// at once below this, and queue for the next batch at it. Default: the processor count (at least
     /// 2). Fewer batches in flight make each one larger, and PostgreSQL spends less per read in a
-    /// larger batch; on 2 cores, 2 served about a fifth more user reads than 4 (docs/performance.md).
+    /// larger batch; on 2 cores, 2 served about a fifth more user reads than 4 (docs/performance-history.md).
     /// </summary>
     [Range(1, int.MaxValue, ErrorMessage = "Storage:Coalescing:MaxBatchesInFlight must be at least {1}.")]
     public int MaxBatchesInFlight { get; set; } = Math.Max(2, Environment.ProcessorCount);

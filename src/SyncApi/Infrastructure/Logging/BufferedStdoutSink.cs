@@ -15,7 +15,7 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Logging;
 /// early, when half the queue has filled), formats everything queued into a 64 KiB buffer and
 /// writes it with as few system calls as the buffer allows. At one line per request, a write per
 /// line and a thread wake-up per line were the largest costs of a one-row read
-/// (docs/performance.md).
+/// (docs/performance-history.md).
 /// </para>
 /// <para>
 /// A line reaches stdout at most about <see cref="FlushInterval"/> after it was logged, and nothing
