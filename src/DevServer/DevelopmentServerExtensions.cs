@@ -1,4 +1,4 @@
-using Kobo.Sync.DevServer.DemoData;
+using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.DevServer.Embedded;
 using Kobo.Sync.Storage;
 using Microsoft.Extensions.DependencyInjection;

@@ -12,7 +12,7 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 #if DEVELOPMENT_SERVER
-using Kobo.Sync.DevServer.DemoData;
+using Kobo.Sync.DevServer.Demo;
 #endif
 
 namespace Kobo.Sync.SyncApi.Extensions;

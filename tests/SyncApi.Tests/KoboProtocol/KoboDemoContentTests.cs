@@ -5,7 +5,7 @@ using System.Text;
 using System.Text.Json;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.DevServer.DemoData;
+using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.AspNetCore.Builder;
