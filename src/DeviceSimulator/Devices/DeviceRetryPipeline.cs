@@ -1,4 +1,3 @@
-using Kobo.Sync.DeviceSimulator.Profiles;
 using Polly;
 using Polly.Retry;
 using Polly.Timeout;

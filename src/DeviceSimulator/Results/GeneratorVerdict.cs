@@ -1,6 +1,4 @@
-using Kobo.Sync.DeviceSimulator.Engine;
 using System.Globalization;
-using Kobo.Sync.DeviceSimulator.Reports;
 
 namespace Kobo.Sync.DeviceSimulator.Results;
 

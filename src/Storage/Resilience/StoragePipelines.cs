@@ -1,5 +1,4 @@
 using System.Collections.Frozen;
-using Kobo.Sync.Storage;
 using Microsoft.Extensions.Options;
 using Polly;
 using Polly.CircuitBreaker;

@@ -1,7 +1,6 @@
 using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Collections.Concurrent;
 using System.Diagnostics;
-using Kobo.Sync.DeviceSimulator.Engine;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Live;
 

@@ -3,7 +3,6 @@ using System.Diagnostics;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Determinism;
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 using Kobo.Sync.Domain.Ids;

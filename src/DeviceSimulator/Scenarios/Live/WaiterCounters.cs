@@ -1,5 +1,4 @@
 using Kobo.Sync.DeviceSimulator.Metrics;
-using Kobo.Sync.DeviceSimulator.Engine;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Live;
 
