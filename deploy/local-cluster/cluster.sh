@@ -33,6 +33,9 @@
 #                                 backup under writes, ledger of acknowledged writes, restore to the latest point
 #                                 (RPO) and to a time T (nothing after T, everything before), RTO of each; the
 #                                 writes go on --after-backup seconds after the backup and --after-target after T
+#   cluster.sh maintenance on|off Patroni's maintenance mode (patronictl pause / resume, waiting for every
+#                                 node): Patroni changes nothing in PostgreSQL meanwhile (no failover, and a
+#                                 standby's paused WAL replay stays paused, which Patroni resumes otherwise)
 #   cluster.sh wait [SECONDS]     wait until one leader and two streaming replicas, at most SECONDS (default 120)
 #   cluster.sh help | --help      this usage
 #
@@ -355,6 +358,18 @@ cmd_status() {
   return 1
 }
 
+cmd_maintenance() {
+  local node
+  for node in "${NODES[@]}"; do
+    if alive "$DIR/$node/patroni.pid"; then
+      as_owner patronictl -c "$DIR/$node/patroni.yml" "$([ "$1" = on ] && echo pause || echo resume)" --wait >/dev/null
+      say "maintenance mode $1"
+      return 0
+    fi
+  done
+  die "no node is running"
+}
+
 cmd_kill_leader() {
   local leader pm pid
   leader="$(leader_node)" || die "no leader to kill"
@@ -542,6 +557,7 @@ check_arguments() {
           *) usage_error "unknown restore-drill option $1" ;;
         esac
       done ;;
+    maintenance) { [ $# -eq 1 ] && [[ "$1" =~ ^(on|off)$ ]]; } || usage_error "maintenance takes on or off: ${*:-nothing given}" ;;
     wait) [ $# -eq 0 ] || { [ $# -eq 1 ] && [[ "$1" =~ ^[0-9]+$ ]]; } || usage_error "wait takes a number of seconds: $*" ;;
     help|-h|--help) usage; exit 0 ;;
     "") usage_error "no command given" ;;
@@ -566,5 +582,6 @@ case "${1:-}" in
   schedule) cmd_schedule ;;
   restore) shift; cmd_restore "$@" ;;
   restore-drill) shift; cmd_restore_drill "$@" ;;
+  maintenance) cmd_maintenance "$2" ;;
   wait) wait_healthy "${2:-120}" ;;
 esac

@@ -68,6 +68,12 @@ public class LocalCluster : IAsyncLifetime
     /// <summary>Starts a node again (Patroni rejoins it as a replica, rewinding it if needed).</summary>
     public Task RestartAsync(string node) => RunAsync("restart", node);
 
+    /// <summary>
+    /// Patroni's maintenance mode on or off on every node: while on, Patroni changes nothing in PostgreSQL
+    /// (a standby's paused replay stays paused; Patroni resumes it within a loop otherwise).
+    /// </summary>
+    public Task MaintenanceAsync(bool on) => RunAsync("maintenance", on ? "on" : "off");
+
     /// <summary>Waits until one leader and two replicas (one synchronous) run again.</summary>
     public Task WaitHealthyAsync(int seconds) => RunAsync("wait", seconds.ToString(System.Globalization.CultureInfo.InvariantCulture));
 
