@@ -1,9 +1,7 @@
 using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.DevServer.Embedded;
 using Kobo.Sync.Storage;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

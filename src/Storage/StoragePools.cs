@@ -1,6 +1,4 @@
 using System.Net.Sockets;
-using Kobo.Sync.Storage;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

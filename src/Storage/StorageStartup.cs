@@ -1,7 +1,5 @@
 using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.Storage.Schema;
-using Microsoft.Extensions.Hosting;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

@@ -1,4 +1,3 @@
-using Kobo.Sync.Domain.Requests;
 using System.ComponentModel.DataAnnotations;
 
 namespace Kobo.Sync.Storage;

@@ -1,7 +1,6 @@
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Cli;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Storage;
 
 var builder = ServiceSettings.CreateBuilder(args);
 if (KoboLinkCommand.IsRequested(args))

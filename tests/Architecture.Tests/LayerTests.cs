@@ -1,5 +1,4 @@
 using System.Reflection;
-using ArchUnitNET.Fluent;
 using ArchUnitNET.xUnitV3;
 using static ArchUnitNET.Fluent.ArchRuleDefinition;
 using static Kobo.Sync.Architecture.Tests.ProductAssemblies;

@@ -84,18 +84,5 @@ public sealed class ProjectGraphTests
             ? $"  {r.From} -. not in a publish .-> {r.To}"
             : $"  {r.From} --> {r.To}"));
 
-    private static string Root { get; } = FindRoot();
-
-    private static string FindRoot()
-    {
-        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-        {
-            if (File.Exists(Path.Combine(dir.FullName, "Kobo.Sync.sln")))
-            {
-                return dir.FullName;
-            }
-        }
-
-        throw new InvalidOperationException("Kobo.Sync.sln not found above the test's folder.");
-    }
+    private static string Root => Repository.Root;
 }

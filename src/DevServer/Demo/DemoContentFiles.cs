@@ -1,5 +1,4 @@
 using System.Globalization;
-using Kobo.Sync.DevServer.Demo;
 
 namespace Kobo.Sync.DevServer.Demo;
 

@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using Kobo.Sync.Domain.Library;
-using Kobo.Sync.DevServer.Demo;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;
 using NpgsqlTypes;

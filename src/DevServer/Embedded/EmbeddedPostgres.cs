@@ -1,5 +1,4 @@
 using Kobo.Sync.Storage;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Npgsql;
 

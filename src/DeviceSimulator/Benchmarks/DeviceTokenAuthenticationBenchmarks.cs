@@ -1,7 +1,6 @@
 using BenchmarkDotNet.Attributes;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Microsoft.AspNetCore.Authentication;
-using Microsoft.AspNetCore.Authentication.JwtBearer;
 using Microsoft.AspNetCore.Http;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;

@@ -1,7 +1,7 @@
-using Kobo.Sync.DeviceSimulator.Results;
 using System.CommandLine;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Cli;
 

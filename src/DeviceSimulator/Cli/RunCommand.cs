@@ -1,14 +1,13 @@
-using Kobo.Sync.DeviceSimulator.Results;
 using System.CommandLine;
 using System.Diagnostics;
+using Kobo.Sync.Contracts.Tokens;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
-using Kobo.Sync.DeviceSimulator.Scenarios;
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Seeding;
-using Kobo.Sync.Contracts.Tokens;
 
 namespace Kobo.Sync.DeviceSimulator.Cli;
 

@@ -1,7 +1,7 @@
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Engine;
 

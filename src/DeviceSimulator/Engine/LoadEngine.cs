@@ -1,8 +1,8 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Scenarios;
 
 namespace Kobo.Sync.DeviceSimulator.Engine;

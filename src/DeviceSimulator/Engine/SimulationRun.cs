@@ -1,11 +1,11 @@
-using Kobo.Sync.DeviceSimulator.Results;
+using Kobo.Sync.Contracts.Tokens;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Scenarios;
 using Kobo.Sync.DeviceSimulator.Scenarios.Day;
 using Kobo.Sync.DeviceSimulator.Seeding;
-using Kobo.Sync.Contracts.Tokens;
 
 namespace Kobo.Sync.DeviceSimulator.Engine;
 

@@ -1,9 +1,7 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Globalization;
-using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
-using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Gate;
 

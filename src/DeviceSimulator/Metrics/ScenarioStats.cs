@@ -1,5 +1,3 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
-
 namespace Kobo.Sync.DeviceSimulator.Metrics;
 
 /// <summary>How one sync ended, after the device's retries.</summary>

@@ -1,7 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Devices;
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using Kobo.Sync.DeviceSimulator.Scenarios;
+using Kobo.Sync.DeviceSimulator.Devices;
 
 namespace Kobo.Sync.DeviceSimulator.Profiles;
 

@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Kobo.Sync.DeviceSimulator.Scenarios.Day;
 using System.Text.Json.Serialization;
 
 namespace Kobo.Sync.DeviceSimulator.Profiles;

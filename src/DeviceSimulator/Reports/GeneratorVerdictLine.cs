@@ -1,6 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Globalization;
-using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Reports;
 

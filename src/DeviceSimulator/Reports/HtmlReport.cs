@@ -1,8 +1,7 @@
-using Kobo.Sync.DeviceSimulator.Profiles;
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Globalization;
 using System.Net;
 using System.Text;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Reports;
 

@@ -1,7 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Profiles;
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Globalization;
 using System.Text;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Reports;
 

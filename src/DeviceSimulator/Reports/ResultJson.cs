@@ -1,6 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Reports;
 

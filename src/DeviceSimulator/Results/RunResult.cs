@@ -1,5 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Text.Json.Serialization;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Results;

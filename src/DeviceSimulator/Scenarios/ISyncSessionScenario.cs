@@ -1,6 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Metrics;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios;
 

@@ -1,7 +1,6 @@
-using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Devices;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.ChangeFeed;

@@ -1,4 +1,3 @@
-using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 

@@ -1,5 +1,4 @@
 using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;

@@ -1,6 +1,5 @@
-using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Collections;
 

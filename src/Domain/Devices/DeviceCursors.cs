@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;
@@ -12,7 +11,7 @@ public sealed record DevicePosition(DateTimeOffset? LastSyncAt, string DeviceId)
 
 /// <summary>
 /// Opaque, tamper-evident cursors of the device list, signed like <see cref="PageCursors"/> and
-/// <see cref="SyncTokens"/> (HMAC-SHA256 over the user and the position, in a domain of their own, so
+/// <see cref="ChangeFeed.SyncTokens"/> (HMAC-SHA256 over the user and the position, in a domain of their own, so
 /// no other cursor or token passes for one). Format: <c>base64url("1|ticks or -|device id") "." base64url(16-byte tag)</c>.
 /// </summary>
 /// <param name="key">At least 32 bytes (<see cref="SignedEnvelope"/>); every instance of the service must use the same key.</param>

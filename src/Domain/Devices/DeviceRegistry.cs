@@ -1,5 +1,3 @@
-using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.Requests;
@@ -9,7 +7,7 @@ namespace Kobo.Sync.Domain.Devices;
 /// <summary>
 /// A user's devices, shared by REST and gRPC: listing them (a keyset over last pull and device id, with
 /// signed <see cref="DeviceCursors"/>) and revoking one. A device becomes known with its first pull
-/// (<see cref="DeviceSync"/>); a revocation is told at once to this instance's authentication
+/// (<see cref="ChangeFeed.DeviceSync"/>); a revocation is told at once to this instance's authentication
 /// (<see cref="IRevokedDevices"/>), and to the others through the store.
 /// </summary>
 public sealed class DeviceRegistry(

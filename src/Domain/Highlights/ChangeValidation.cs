@@ -1,7 +1,6 @@
-using Kobo.Sync.Domain.Requests;
 using System.Globalization;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Highlights;
 

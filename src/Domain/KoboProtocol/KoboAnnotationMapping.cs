@@ -1,8 +1,7 @@
-using Kobo.Sync.Domain.Requests;
 using System.Text.Json;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.KoboProtocol;
 

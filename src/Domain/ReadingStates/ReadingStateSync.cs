@@ -1,4 +1,3 @@
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
 

@@ -1,5 +1,4 @@
 using System.Globalization;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Domain.Text;
 

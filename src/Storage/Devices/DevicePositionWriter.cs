@@ -1,8 +1,6 @@
-using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Storage;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;
 

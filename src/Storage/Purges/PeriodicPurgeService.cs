@@ -1,4 +1,3 @@
-using Kobo.Sync.Storage;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

@@ -1,5 +1,4 @@
 using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.Domain.Highlights;
 
 namespace Kobo.Sync.Storage.Resilience;
 

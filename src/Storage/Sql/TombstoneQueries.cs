@@ -1,5 +1,3 @@
-using Kobo.Sync.Storage.Purges;
-
 namespace Kobo.Sync.Storage.Sql;
 
 /// <summary>

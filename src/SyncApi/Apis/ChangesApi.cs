@@ -1,13 +1,11 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.AspNetCore.Http.HttpResults;
 
 namespace Kobo.Sync.SyncApi.Apis;

@@ -1,5 +1,4 @@
 using System.Text.Json.Serialization;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Requests;
 using Microsoft.AspNetCore.Http.HttpResults;

@@ -1,7 +1,6 @@
-using Kobo.Sync.Domain.Requests;
 using System.Text.Json.Serialization;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Requests;
 using Microsoft.AspNetCore.OpenApi;
 using Microsoft.OpenApi;
 

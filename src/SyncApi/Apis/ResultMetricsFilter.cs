@@ -1,7 +1,6 @@
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
 
 namespace Kobo.Sync.SyncApi.Apis;
 

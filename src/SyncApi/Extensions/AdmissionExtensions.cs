@@ -1,5 +1,5 @@
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Microsoft.AspNetCore.RateLimiting;
 using Microsoft.Extensions.Options;
 

@@ -1,17 +1,15 @@
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Devices;
-using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Devices;
 using Kobo.Sync.SyncApi.Apis;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Paging;
-using Kobo.Sync.Storage.Devices;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Options;
 using Scalar.AspNetCore;
 
 namespace Kobo.Sync.SyncApi.Extensions;

@@ -1,10 +1,9 @@
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Authorization;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Extensions;
 

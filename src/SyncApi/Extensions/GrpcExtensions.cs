@@ -1,8 +1,6 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Storage;
-using Microsoft.AspNetCore.Routing.Matching;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 

@@ -4,15 +4,14 @@ using Kobo.Sync.Domain.Library;
 using Kobo.Sync.SyncApi.Apis.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.Storage;
 using Kobo.Sync.Storage.Stores;
 using Microsoft.AspNetCore.Authentication;
-using Microsoft.AspNetCore.Authorization;
 using Microsoft.Extensions.DependencyInjection.Extensions;
-using Microsoft.Extensions.Options;
 
 #if DEVELOPMENT_SERVER
 using Kobo.Sync.DevServer.Demo;
+using Kobo.Sync.Storage;
+using Microsoft.Extensions.Options;
 #endif
 
 namespace Kobo.Sync.SyncApi.Extensions;

@@ -1,12 +1,10 @@
-using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.KoreaderProtocol;
+using Kobo.Sync.Domain.Requests;
+using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Apis.KoreaderProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.KoreaderProtocol;
-using Kobo.Sync.Storage;
-using Kobo.Sync.Storage.Stores;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.Extensions.Options;
 using Npgsql;

@@ -1,5 +1,5 @@
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
+using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 
 namespace Kobo.Sync.SyncApi.Extensions;

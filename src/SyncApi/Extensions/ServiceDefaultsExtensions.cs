@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Logging;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;
 using Microsoft.AspNetCore.HttpOverrides;

@@ -11,7 +11,6 @@ using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.Storage.Purges;
 using Kobo.Sync.Storage.Standbys;
 using Kobo.Sync.Storage.Stores;
-using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;

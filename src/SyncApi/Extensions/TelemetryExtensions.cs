@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using System.Reflection;
-using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Kobo.Sync.Storage.Telemetry;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry.Prometheus;
 using Npgsql;
 using OpenTelemetry;

@@ -1,10 +1,10 @@
 using System.Diagnostics;
 using Grpc.Core;
 using Grpc.Core.Interceptors;
+using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 

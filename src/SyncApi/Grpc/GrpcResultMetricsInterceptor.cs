@@ -3,7 +3,6 @@ using Grpc.Core;
 using Grpc.Core.Interceptors;
 using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 

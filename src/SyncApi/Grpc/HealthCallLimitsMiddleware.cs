@@ -1,8 +1,8 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Globalization;
 using System.IO.Pipelines;
 using Grpc.Core;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Grpc;

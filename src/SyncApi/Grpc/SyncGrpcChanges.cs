@@ -1,10 +1,9 @@
-using Kobo.Sync.Domain.Requests;
 using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
-using Kobo.Sync.Domain.ChangeFeed;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Highlights;
-using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 
 namespace Kobo.Sync.SyncApi.Grpc;

@@ -1,9 +1,8 @@
-using Kobo.Sync.Domain.Requests;
 using System.Globalization;
 using Google.Protobuf.WellKnownTypes;
-using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 

@@ -1,8 +1,7 @@
-using Kobo.Sync.Domain.Requests;
 using Google.Protobuf.WellKnownTypes;
-using Kobo.Sync.Domain.ChangeFeed;
-using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 

@@ -1,16 +1,14 @@
-using Kobo.Sync.Domain.ChangeFeed;
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
+using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Devices;
-using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Microsoft.AspNetCore.Authorization;
 

@@ -1,5 +1,5 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Grpc.Core;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 
 namespace Kobo.Sync.SyncApi.Grpc;
 

@@ -1,11 +1,9 @@
-using Kobo.Sync.DeviceSimulator.Devices;
 using System.Net;
+using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Gate;
-using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 using Microsoft.AspNetCore.Http;
-
-using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Devices;
 

@@ -1,8 +1,7 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Gate;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Scenarios;
@@ -10,7 +9,6 @@ using Kobo.Sync.DeviceSimulator.Scenarios.Rest;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 using Kobo.Sync.DeviceSimulator.Seeding;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
-using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Npgsql;
 

@@ -1,7 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Results;
-using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 

@@ -1,8 +1,7 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Diagnostics.Metrics;
 using Kobo.Sync.DeviceSimulator.Cli;
-using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Gate;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 using Kobo.Sync.DeviceSimulator.Tests.Support;

@@ -1,4 +1,3 @@
-using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Cli;
 using Kobo.Sync.DeviceSimulator.Seeding;
 using Kobo.Sync.DeviceSimulator.Tests.Support;

@@ -1,9 +1,7 @@
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 using Microsoft.AspNetCore.Http;
-
-using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Engine;
 

@@ -1,5 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Engine;
 

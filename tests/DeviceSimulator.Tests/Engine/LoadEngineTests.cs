@@ -2,9 +2,8 @@ using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios;
-using Kobo.Sync.DeviceSimulator.Tests.Support;
-
 using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
+using Kobo.Sync.DeviceSimulator.Tests.Support;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Engine;
 

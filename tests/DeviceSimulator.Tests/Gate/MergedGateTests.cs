@@ -1,6 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Text.RegularExpressions;
-using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
 

@@ -1,4 +1,3 @@
-using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Gate;

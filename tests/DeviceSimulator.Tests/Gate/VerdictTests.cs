@@ -1,8 +1,8 @@
-using Kobo.Sync.DeviceSimulator.Results;
 using System.Text.Json;
 using Kobo.Sync.DeviceSimulator.Gate;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Gate;
 

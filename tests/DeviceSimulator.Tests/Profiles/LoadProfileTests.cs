@@ -1,4 +1,3 @@
-using Kobo.Sync.DeviceSimulator.Scenarios;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
 

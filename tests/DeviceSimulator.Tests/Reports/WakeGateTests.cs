@@ -1,8 +1,7 @@
 using Kobo.Sync.DeviceSimulator.Metrics;
-using Kobo.Sync.DeviceSimulator.Results;
-using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Reports;
+using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Tests.Gate;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Reports;

@@ -1,5 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scenarios;

@@ -1,10 +1,8 @@
+using Kobo.Sync.Contracts.Tokens;
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Results;
 using Kobo.Sync.DeviceSimulator.Engine;
 using Kobo.Sync.DeviceSimulator.Profiles;
-using Kobo.Sync.DeviceSimulator.Reports;
-using Kobo.Sync.DeviceSimulator.Scenarios;
-using Kobo.Sync.Contracts.Tokens;
+using Kobo.Sync.DeviceSimulator.Results;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Support;
 

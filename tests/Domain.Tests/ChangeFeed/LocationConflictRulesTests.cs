@@ -1,7 +1,6 @@
-using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Tests.ChangeFeed;
 

@@ -1,8 +1,7 @@
-using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoreaderProtocol;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.Domain.Tests.KoreaderProtocol;
 

@@ -1,4 +1,3 @@
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;
 

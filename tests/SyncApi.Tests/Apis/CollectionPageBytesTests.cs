@@ -1,18 +1,17 @@
 using System.Net.Http.Json;
 using System.Text.Json;
+using Google.Protobuf.WellKnownTypes;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.Requests;
-using Google.Protobuf.WellKnownTypes;
-using CollectionOp = Kobo.Sync.Contracts.Grpc.V1.CollectionOp;
-using PushCollectionChangesRequest = Kobo.Sync.Contracts.Grpc.V1.PushCollectionChangesRequest;
 using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.CollectionCalls;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
+using CollectionOp = Kobo.Sync.Contracts.Grpc.V1.CollectionOp;
+using PushCollectionChangesRequest = Kobo.Sync.Contracts.Grpc.V1.PushCollectionChangesRequest;
 
 namespace Kobo.Sync.SyncApi.Tests.Apis;
 

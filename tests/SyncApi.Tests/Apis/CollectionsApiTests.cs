@@ -1,4 +1,3 @@
-using System.Text.Json;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.CollectionCalls;

@@ -1,7 +1,7 @@
 using Google.Protobuf.WellKnownTypes;
 using Grpc.Core;
-using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Storage.Purges;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using Kobo.Sync.SyncApi.Tests.Support;
-using Npgsql;
 
 namespace Kobo.Sync.SyncApi.Tests.Apis;
 

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
-using Kobo.Sync.SyncApi.Tests.Resilience;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;

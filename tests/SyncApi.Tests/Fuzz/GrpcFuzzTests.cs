@@ -1,8 +1,8 @@
 using System.Net;
 using CsCheck;
 using Kobo.Sync.SyncApi.Tests.Resilience;
-using Xunit.Abstractions;
 using Kobo.Sync.SyncApi.Tests.Support;
+using Xunit.Abstractions;
 
 namespace Kobo.Sync.SyncApi.Tests.Fuzz;
 

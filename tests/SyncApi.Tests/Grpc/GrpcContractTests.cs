@@ -1,7 +1,7 @@
 using Grpc.Core;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;

@@ -1,7 +1,6 @@
 using Grpc.Core;
-using Kobo.Sync.SyncApi.Grpc;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Grpc;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc;

@@ -1,4 +1,3 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 namespace Kobo.Sync.SyncApi.Tests.Grpc;
 
 /// <summary>The <c>grpc-message</c> of the answers written before a call reaches Grpc.AspNetCore (a refused token or admission).</summary>

@@ -1,6 +1,6 @@
 using System.Diagnostics;
-using Kobo.Sync.Contracts.Grpc.V1;
 using Grpc.Core;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Interop;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -1,6 +1,6 @@
 using Google.Protobuf.WellKnownTypes;
-using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -1,10 +1,9 @@
-using Google.Protobuf;
-using PageBudget = Kobo.Sync.Domain.Requests.PageBudget;
 using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;
+using PageBudget = Kobo.Sync.Domain.Requests.PageBudget;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc;
 

@@ -1,13 +1,13 @@
 using Google.Protobuf.WellKnownTypes;
+using Grpc.Core;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.Requests;
-using Microsoft.Extensions.DependencyInjection;
-using Kobo.Sync.Contracts.Grpc.V1;
-using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
+using Microsoft.Extensions.DependencyInjection;
 using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc;

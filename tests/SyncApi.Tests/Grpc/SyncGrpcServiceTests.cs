@@ -1,6 +1,6 @@
 using System.Net;
-using Kobo.Sync.Contracts.Grpc.V1;
 using Grpc.Core;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using static Kobo.Sync.SyncApi.Tests.Grpc.Support.SyncGrpcTestHost;

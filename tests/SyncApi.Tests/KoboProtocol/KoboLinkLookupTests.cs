@@ -1,9 +1,8 @@
 using System.Net;
 using System.Security.Cryptography;
 using Kobo.Sync.Domain.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;

@@ -1,5 +1,4 @@
 using System.Text;
-using System.Text.Json;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;
 

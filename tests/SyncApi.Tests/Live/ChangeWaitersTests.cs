@@ -1,5 +1,4 @@
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Microsoft.Extensions.Options;

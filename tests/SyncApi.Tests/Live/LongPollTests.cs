@@ -2,7 +2,6 @@ using Kobo.Sync.Storage.Sql;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Live.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
-using Npgsql;
 using static Kobo.Sync.SyncApi.Tests.Apis.Support.SyncCalls;
 using static Kobo.Sync.SyncApi.Tests.Live.Support.TwoInstances;
 

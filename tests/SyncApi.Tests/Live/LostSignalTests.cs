@@ -1,5 +1,4 @@
 using Google.Protobuf.WellKnownTypes;
-using Grpc.Core;
 using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;

@@ -1,6 +1,5 @@
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -2,8 +2,8 @@ using System.Buffers.Text;
 using System.Globalization;
 using System.Text;
 using Kobo.Sync.SyncApi.Tests.Resilience;
-using Xunit.Abstractions;
 using Kobo.Sync.SyncApi.Tests.Support;
+using Xunit.Abstractions;
 
 namespace Kobo.Sync.SyncApi.Tests.Performance;
 

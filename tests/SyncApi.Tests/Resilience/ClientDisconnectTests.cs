@@ -1,5 +1,4 @@
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
-using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 
 namespace Kobo.Sync.SyncApi.Tests.Resilience;

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Net.Http.Headers;
 using System.Text.Json;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Tests.Apis.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -1,9 +1,9 @@
 using System.Net;
+using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Polly.CircuitBreaker;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
-using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Resilience;
 

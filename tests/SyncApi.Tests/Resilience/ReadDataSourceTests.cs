@@ -1,6 +1,5 @@
 using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Tests.Support;
-using Microsoft.Extensions.Options;
 using Npgsql;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
 

@@ -1,5 +1,4 @@
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
 
 namespace Kobo.Sync.SyncApi.Tests.Resilience;
 

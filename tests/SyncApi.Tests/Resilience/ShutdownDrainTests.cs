@@ -1,4 +1,3 @@
-using System.Net;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;

@@ -1,6 +1,5 @@
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
-using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.TricklingCalls;
 

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
-using Kobo.Sync.SyncApi.Tests.Support.Faults;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.TricklingCalls;
 

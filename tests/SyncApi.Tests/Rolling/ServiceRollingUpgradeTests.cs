@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
-using Xunit.Abstractions;
 using Kobo.Sync.SyncApi.Tests.Support;
+using Xunit.Abstractions;
 
 namespace Kobo.Sync.SyncApi.Tests.Rolling;
 

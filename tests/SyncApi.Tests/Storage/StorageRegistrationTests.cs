@@ -1,11 +1,11 @@
 using System.Collections.Concurrent;
 using System.Net;
+using Kobo.Sync.DevServer.Demo;
+using Kobo.Sync.DevServer.Embedded;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
-using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.Storage;
-using Kobo.Sync.DevServer.Embedded;
-using Kobo.Sync.DevServer.Demo;
+using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Diagnostics.HealthChecks;

@@ -1,6 +1,6 @@
+using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Storage.Schema;
-using Kobo.Sync.DevServer.Demo;
 
 namespace Kobo.Sync.SyncApi.Tests.Support;
 

@@ -1,6 +1,6 @@
-using Kobo.Sync.Contracts.Tokens;
 using System.Security.Claims;
 using System.Text;
+using Kobo.Sync.Contracts.Tokens;
 using Microsoft.IdentityModel.JsonWebTokens;
 using Microsoft.IdentityModel.Tokens;
 

@@ -1,6 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Profiles;
 using System.Globalization;
 using System.Text;
+using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Day;
 

@@ -1,7 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Devices;
 using System.Globalization;
 using System.Text.Json;
-using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Npgsql;
 using NpgsqlTypes;

@@ -1,7 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 using Kobo.Sync.Domain.ChangeFeed;

@@ -1,7 +1,7 @@
 using System.Globalization;
 using Grpc.Core;
-using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.DeviceSimulator.Devices;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 

@@ -1,8 +1,8 @@
 using Google.Protobuf.WellKnownTypes;
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
-using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 

@@ -1,6 +1,6 @@
+using Kobo.Sync.Contracts.Grpc.V1;
 using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Profiles;
-using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 

@@ -1,6 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using Kobo.Sync.DeviceSimulator.Metrics;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Live;
 

@@ -1,8 +1,7 @@
-using Kobo.Sync.DeviceSimulator.Scenarios.Grpc;
 using System.Diagnostics;
 using Grpc.Core;
-using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.DeviceSimulator.Devices;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Live;
 

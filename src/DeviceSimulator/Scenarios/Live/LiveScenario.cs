@@ -1,8 +1,8 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Diagnostics;
 using System.Globalization;
 using Kobo.Sync.DeviceSimulator.Determinism;
 using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Profiles;
 using Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 using Kobo.Sync.Domain.Ids;

@@ -1,5 +1,4 @@
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Profiles;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Live;
 

@@ -1,7 +1,6 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Diagnostics;
 using Kobo.Sync.DeviceSimulator.Devices;
-using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.DeviceSimulator.Metrics;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 

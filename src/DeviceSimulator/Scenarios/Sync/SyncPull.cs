@@ -1,5 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Devices;
+using Kobo.Sync.DeviceSimulator.Metrics;
 
 namespace Kobo.Sync.DeviceSimulator.Scenarios.Sync;
 

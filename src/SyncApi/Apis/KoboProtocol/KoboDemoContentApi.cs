@@ -1,7 +1,7 @@
 #if DEVELOPMENT_SERVER
+using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.DevServer.Demo;
 
 namespace Kobo.Sync.SyncApi.Apis.KoboProtocol;
 

@@ -1,8 +1,6 @@
-using System.Text.Json;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;

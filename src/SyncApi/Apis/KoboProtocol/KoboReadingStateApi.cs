@@ -1,10 +1,8 @@
-using Kobo.Sync.Domain.Requests;
-using System.Text.Json;
 using System.Text.Json.Nodes;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Library;
 using Kobo.Sync.Domain.ReadingStates;
+using Kobo.Sync.Domain.Requests;
 
 namespace Kobo.Sync.SyncApi.Apis.KoboProtocol;
 

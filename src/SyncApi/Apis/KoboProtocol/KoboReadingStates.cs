@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.ReadingStates;
 using Kobo.Sync.Domain.Requests;

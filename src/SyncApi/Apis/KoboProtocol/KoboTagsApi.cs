@@ -1,6 +1,5 @@
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;

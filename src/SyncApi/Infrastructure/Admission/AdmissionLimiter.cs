@@ -1,8 +1,6 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Threading.RateLimiting;
-using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
-using Kobo.Sync.SyncApi.Infrastructure.Live;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 

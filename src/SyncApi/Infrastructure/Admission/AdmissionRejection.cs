@@ -1,10 +1,7 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Threading.RateLimiting;
-using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.RateLimiting;
 using GrpcStatusCode = Grpc.Core.StatusCode;

@@ -1,6 +1,5 @@
 using System.Buffers;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Options;
 

@@ -1,6 +1,4 @@
 using Kobo.Sync.SyncApi.Infrastructure.Wire;
-using Kobo.Sync.SyncApi.Grpc;
-using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Microsoft.AspNetCore.Http.Features;
 using Microsoft.Extensions.Options;
 using GrpcStatusCode = Grpc.Core.StatusCode;
@@ -57,7 +55,7 @@ internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads lo
             // The device hung up while sending (its connection reset or aborted): nobody is left to answer.
             // A body the server refuses (too large, too slow for Kestrel's minimum rate) is a
             // BadHttpRequestException, answered by the error handler as it would be from the endpoint.
-            context.Response.StatusCode = RequestRejectedProblemHandler.ClientClosedRequest;
+            context.Response.StatusCode = HttpStatuses.ClientClosedRequest;
             return;
         }
 

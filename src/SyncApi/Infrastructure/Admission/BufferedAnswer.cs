@@ -1,5 +1,5 @@
-using System.Collections.Concurrent;
 using System.Buffers;
+using System.Collections.Concurrent;
 using System.IO.Pipelines;
 using Microsoft.AspNetCore.Http.Features;
 

@@ -1,5 +1,4 @@
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;

@@ -1,5 +1,3 @@
-using Kobo.Sync.Domain.Ids;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
 using Kobo.Sync.Storage.Stores;
 using Microsoft.Extensions.Options;

@@ -1,9 +1,8 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Security.Claims;
 using System.Text.Encodings.Web;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Grpc;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Extensions.Options;

@@ -2,9 +2,8 @@ using System.Net;
 using System.Security.Claims;
 using Kobo.Sync.Domain.KoboProtocol;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;

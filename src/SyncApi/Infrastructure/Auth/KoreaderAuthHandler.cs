@@ -1,7 +1,6 @@
 using System.Text.Encodings.Web;
 using Kobo.Sync.SyncApi.Infrastructure.KoreaderProtocol;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
 using Microsoft.AspNetCore.Authentication;
 using Microsoft.Extensions.Options;
 

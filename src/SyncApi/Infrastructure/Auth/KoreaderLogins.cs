@@ -4,9 +4,8 @@ using System.Security.Cryptography;
 using System.Text;
 using Kobo.Sync.Domain.KoreaderProtocol;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;

@@ -1,6 +1,5 @@
-using Kobo.Sync.Storage.Purges;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Purges;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Auth;

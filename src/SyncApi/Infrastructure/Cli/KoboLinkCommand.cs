@@ -3,7 +3,6 @@ using System.Globalization;
 using Kobo.Sync.Domain.Devices;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.KoboProtocol;
-using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;

@@ -1,8 +1,6 @@
-using Microsoft.AspNetCore.Http.Json;
-using JsonOptions = Microsoft.AspNetCore.Http.Json.JsonOptions;
-using Microsoft.AspNetCore.Mvc;
 using Microsoft.AspNetCore.WebUtilities;
 using Microsoft.Extensions.Options;
+using JsonOptions = Microsoft.AspNetCore.Http.Json.JsonOptions;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
 

@@ -1,12 +1,11 @@
-using Kobo.Sync.Domain.Highlights;
 using System.Collections.Frozen;
 using Grpc.Core;
 using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
+using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Admission;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Admission;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
 

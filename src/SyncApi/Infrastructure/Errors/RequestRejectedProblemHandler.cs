@@ -1,6 +1,6 @@
 using Kobo.Sync.SyncApi.Infrastructure.Live;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.AspNetCore.Diagnostics;
 using Microsoft.AspNetCore.Mvc;
 using Microsoft.Net.Http.Headers;
@@ -16,9 +16,6 @@ namespace Kobo.Sync.SyncApi.Infrastructure.Errors;
 /// </summary>
 internal sealed class RequestRejectedProblemHandler(IProblemDetailsService problems) : IExceptionHandler
 {
-    /// <summary>Logged status for a request the client abandoned (nginx's convention); never sent.</summary>
-    public const int ClientClosedRequest = 499;
-
     /// <summary>The <c>errors</c> key of a body that could not be read as the endpoint's JSON.</summary>
     public const string BodyField = "body";
 
@@ -26,7 +23,7 @@ internal sealed class RequestRejectedProblemHandler(IProblemDetailsService probl
     {
         if (exception is OperationCanceledException && httpContext.RequestAborted.IsCancellationRequested)
         {
-            httpContext.Response.StatusCode = ClientClosedRequest;
+            httpContext.Response.StatusCode = HttpStatuses.ClientClosedRequest;
             return true;
         }
 

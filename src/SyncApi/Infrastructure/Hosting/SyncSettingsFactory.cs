@@ -1,6 +1,5 @@
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.Storage;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Microsoft.Extensions.Options;
 

@@ -2,7 +2,6 @@ using System.Globalization;
 using System.Net;
 using System.Net.Sockets;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Storage;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.KoboProtocol;

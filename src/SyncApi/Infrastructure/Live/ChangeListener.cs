@@ -1,10 +1,9 @@
 using System.Diagnostics;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
 using Kobo.Sync.Storage.Sql;
 using Kobo.Sync.Storage.Standbys;
-using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Kobo.Sync.Storage.Telemetry;
+using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 using Microsoft.Extensions.Options;
 using Npgsql;
 

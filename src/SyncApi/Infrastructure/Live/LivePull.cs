@@ -1,16 +1,14 @@
-using Kobo.Sync.Domain.ChangeFeed;
 using System.Diagnostics;
 using System.Threading.RateLimiting;
+using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Admission;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Admission;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
 using Microsoft.Extensions.Options;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Live;

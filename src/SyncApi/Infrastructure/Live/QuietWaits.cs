@@ -1,7 +1,5 @@
 using System.Collections.Concurrent;
-using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
 using Microsoft.Extensions.Options;
 

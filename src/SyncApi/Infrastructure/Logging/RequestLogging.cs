@@ -1,9 +1,6 @@
 using System.Runtime.CompilerServices;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
-using Microsoft.AspNetCore.Http;
 using Serilog;
-using Serilog.AspNetCore;
 using Serilog.Events;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Logging;

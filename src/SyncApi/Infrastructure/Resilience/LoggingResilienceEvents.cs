@@ -1,6 +1,5 @@
 using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Infrastructure.Telemetry;
-using Kobo.Sync.Storage.Telemetry;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;
 

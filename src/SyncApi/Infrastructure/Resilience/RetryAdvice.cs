@@ -1,4 +1,3 @@
-using Kobo.Sync.Storage.Resilience;
 using System.Globalization;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Resilience;

@@ -1,5 +1,4 @@
 using Kobo.Sync.Domain.Requests;
-using Kobo.Sync.Domain.ChangeFeed;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;
 

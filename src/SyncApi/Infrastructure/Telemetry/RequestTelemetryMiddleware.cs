@@ -1,8 +1,6 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using System.Diagnostics;
 using System.Globalization;
-using Kobo.Sync.SyncApi.Grpc;
-using Kobo.Sync.SyncApi.Infrastructure.Live;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.AspNetCore.Http.Features;
 
 namespace Kobo.Sync.SyncApi.Infrastructure.Telemetry;

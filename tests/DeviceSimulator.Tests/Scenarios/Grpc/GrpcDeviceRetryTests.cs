@@ -1,9 +1,8 @@
-using Kobo.Sync.DeviceSimulator.Devices;
 using Grpc.Core;
-using Kobo.Sync.DeviceSimulator.Profiles;
+using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.DeviceSimulator.Devices;
 using Kobo.Sync.DeviceSimulator.Tests.EndToEnd;
 using Kobo.Sync.DeviceSimulator.Tests.Support;
-using Kobo.Sync.Contracts.Grpc.V1;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scenarios.Grpc;
 

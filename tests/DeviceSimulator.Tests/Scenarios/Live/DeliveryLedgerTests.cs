@@ -1,6 +1,5 @@
-using Kobo.Sync.DeviceSimulator.Metrics;
 using System.Diagnostics;
-using Kobo.Sync.DeviceSimulator.Engine;
+using Kobo.Sync.DeviceSimulator.Metrics;
 using Kobo.Sync.DeviceSimulator.Scenarios.Live;
 
 namespace Kobo.Sync.DeviceSimulator.Tests.Scenarios.Live;

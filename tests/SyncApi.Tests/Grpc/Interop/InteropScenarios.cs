@@ -1,4 +1,3 @@
-using Kobo.Sync.Contracts.Grpc.V1;
 using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -2,8 +2,8 @@ using System.Net;
 using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
-using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.SyncApi.Grpc;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc.Support;
 

@@ -1,5 +1,4 @@
 using Kobo.Sync.SyncApi.Tests.Support;
-using Microsoft.AspNetCore.Mvc.Testing;
 using Microsoft.Extensions.DependencyInjection;
 
 namespace Kobo.Sync.SyncApi.Tests.Grpc.Support;

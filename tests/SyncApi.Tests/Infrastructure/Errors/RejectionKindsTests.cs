@@ -1,13 +1,11 @@
-using Grpc.Core;
-using Kobo.Sync.Domain.ChangeFeed;
 using Kobo.Sync.Domain.Collections;
 using Kobo.Sync.Domain.Highlights;
 using Kobo.Sync.Domain.Requests;
+using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Errors;
 using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
 using Microsoft.AspNetCore.Http;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Errors;

@@ -1,5 +1,4 @@
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Storage;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Hosting;
 

@@ -1,6 +1,5 @@
-using Kobo.Sync.SyncApi.Extensions;
-using Kobo.Sync.SyncApi.Infrastructure.Hosting;
 using Kobo.Sync.Storage;
+using Kobo.Sync.SyncApi.Extensions;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

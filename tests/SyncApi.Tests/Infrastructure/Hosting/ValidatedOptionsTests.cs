@@ -1,10 +1,9 @@
+using Kobo.Sync.Storage;
+using Kobo.Sync.Storage.Coalescing;
+using Kobo.Sync.Storage.Resilience;
 using Kobo.Sync.SyncApi.Extensions;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Hosting;
-using Kobo.Sync.Storage;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
-using Kobo.Sync.Storage.Resilience;
-using Kobo.Sync.Storage.Coalescing;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;

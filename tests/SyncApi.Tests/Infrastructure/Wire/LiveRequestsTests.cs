@@ -1,6 +1,6 @@
-using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Kobo.Sync.Domain.Requests;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
+using Kobo.Sync.SyncApi.Infrastructure.Wire;
 using Microsoft.AspNetCore.Http;
 
 namespace Kobo.Sync.SyncApi.Tests.Infrastructure.Wire;

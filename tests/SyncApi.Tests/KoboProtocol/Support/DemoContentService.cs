@@ -1,5 +1,5 @@
-using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.DevServer.Demo;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.KoboProtocol.Support;

@@ -1,8 +1,8 @@
 using System.Diagnostics;
 using System.Text.Json;
+using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.SyncApi.Infrastructure.Admission;
 using Kobo.Sync.SyncApi.Infrastructure.Live;
-using Kobo.Sync.Storage.Schema;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 using Microsoft.Extensions.DependencyInjection;

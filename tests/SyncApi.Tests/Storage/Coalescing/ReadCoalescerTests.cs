@@ -1,9 +1,9 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Storage.Coalescing;
-using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;

@@ -1,5 +1,4 @@
 using Kobo.Sync.Storage.Resilience;
-using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Tests.Resilience;
 using Kobo.Sync.SyncApi.Tests.Support;
 

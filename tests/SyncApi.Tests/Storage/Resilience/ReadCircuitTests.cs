@@ -1,5 +1,5 @@
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
+using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Options;
 using Npgsql;

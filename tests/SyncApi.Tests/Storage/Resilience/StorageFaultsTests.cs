@@ -1,5 +1,4 @@
 using System.Net.Sockets;
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
 using Npgsql;
 

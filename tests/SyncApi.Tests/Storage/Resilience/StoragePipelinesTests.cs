@@ -1,4 +1,3 @@
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
 using Microsoft.Extensions.Options;
 using Npgsql;

@@ -1,7 +1,7 @@
+using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.Domain.Ids;
 using Kobo.Sync.Domain.Queries;
 using Kobo.Sync.Storage.Coalescing;
-using Kobo.Sync.DevServer.Demo;
 using Kobo.Sync.Storage.Sql;
 using Kobo.Sync.Storage.Stores;
 using Kobo.Sync.SyncApi.Tests.Support;

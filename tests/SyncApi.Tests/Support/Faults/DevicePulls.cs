@@ -1,6 +1,6 @@
 using Grpc.Core;
-using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.Contracts.Grpc.V1;
+using Kobo.Sync.SyncApi.Grpc;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Support.Faults;

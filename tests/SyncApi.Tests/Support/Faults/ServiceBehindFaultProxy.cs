@@ -1,6 +1,4 @@
-using Kobo.Sync.SyncApi.Infrastructure.Resilience;
 using Kobo.Sync.Storage.Resilience;
-using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Microsoft.Extensions.DependencyInjection;
 using Npgsql;
 

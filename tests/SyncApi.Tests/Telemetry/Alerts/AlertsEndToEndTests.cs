@@ -1,7 +1,7 @@
+using Kobo.Sync.SyncApi.Tests.Support;
 using Kobo.Sync.SyncApi.Tests.Telemetry.Support;
 using Xunit.Abstractions;
 using static Kobo.Sync.SyncApi.Tests.Support.Faults.DeviceRequests;
-using Kobo.Sync.SyncApi.Tests.Support;
 
 namespace Kobo.Sync.SyncApi.Tests.Telemetry.Alerts;
 

@@ -1,7 +1,7 @@
 using System.Net;
+using Grpc.Core;
 using Grpc.Health.V1;
 using Kobo.Sync.Contracts.Grpc.V1;
-using Grpc.Core;
 using Kobo.Sync.SyncApi.Tests.Grpc.Support;
 using Kobo.Sync.SyncApi.Tests.Support;
 
