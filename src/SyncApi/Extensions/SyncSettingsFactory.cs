@@ -3,7 +3,7 @@ using Kobo.Sync.Storage;
 using Kobo.Sync.SyncApi.Infrastructure.Auth;
 using Microsoft.Extensions.Options;
 
-namespace Kobo.Sync.SyncApi.Infrastructure.Hosting;
+namespace Kobo.Sync.SyncApi.Extensions;
 
 /// <summary>The domain's view of section <c>Sync</c>.</summary>
 internal static class SyncSettingsFactory
