@@ -8,26 +8,12 @@ using Polly.Timeout;
 namespace Kobo.Sync.Storage.Resilience;
 
 /// <summary>
-/// The named Polly pipelines every database call runs in, one per kind of call. Layers, outermost first:
-/// <list type="number">
-/// <item>timeout: what is left of the request's budget (<see cref="RequestBudget"/>), so no call outlives its request;</item>
-/// <item>retry (reads and replay-safe writes only): transient failures, exponential delay with jitter, inside the same budget;</item>
-/// <item>circuit breaker, one shared by all pipelines (the database is one dependency): when it is open, calls fail at once.
-/// With a read source of its own (<c>Storage:ReadConnectionString</c>, the standbys) the lag-tolerant reads
-/// have a circuit of their own: a cluster without a primary during a failover must not cut off the
-/// reads the standbys still serve. A call whose size its caller chose (<see cref="CallCost.CallerShaped"/>)
-/// is refused while its circuit is not closed but runs outside it: one device's heavy page overrunning
-/// its budget is not evidence against the database that every device shares.</item>
-/// </list>
-/// This is the only retry layer of a database call: Npgsql itself does not retry commands, and the
-/// handlers above do not retry. A multi-host connection string makes each new attempt's connection
-/// open on a node that answers, so a retry after a failover lands on the new primary or another standby.
-/// <para>
-/// The pipelines are typed on <see cref="object"/>: Polly runs strategies of a pipeline's own result
-/// type directly, while strategies built for another type sit behind an adapter that costs two more
-/// asynchronous steps each on every call that waits for the database. One result type for all calls
-/// is also what lets a single circuit breaker be shared by pipelines whose calls return different types.
-/// </para>
+/// The named Polly pipelines every database call runs in, one per kind of call: a timeout of what is left of the
+/// request's budget (<see cref="RequestBudget"/>), a retry for reads and replay-safe writes only, and a circuit
+/// breaker shared by all (the standby reads get one of their own when they have a read source). A call whose size
+/// its caller chose (<see cref="CallCost.CallerShaped"/>) is refused while its circuit is not closed but runs
+/// outside it. The only retry layer of a database call; the layers, and why the pipelines are typed on
+/// <see cref="object"/>: docs/architecture.md, "Failover and resilience".
 /// </summary>
 public sealed class StoragePipelines
 {

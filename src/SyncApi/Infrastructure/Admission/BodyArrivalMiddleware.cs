@@ -6,19 +6,14 @@ using GrpcStatusCode = Grpc.Core.StatusCode;
 namespace Kobo.Sync.SyncApi.Infrastructure.Admission;
 
 /// <summary>
-/// Reads an authenticated request's whole body off the connection before the request takes an
-/// admission slot or starts its database budget (<see cref="ArrivedBody"/>), so a device on a slow link
-/// (or one trickling its body on purpose) waits on its own time and holds nothing the finished requests
-/// need: the slot is held only while the service works. The body cannot stay in the transport's buffer
-/// instead: Kestrel stops reading an HTTP/1.1 connection past 1 MiB, and HTTP/2's flow-control window is
-/// 768 KiB a stream, so a larger body could never finish arriving.
-/// What a device may hold is bounded: the endpoint's largest body (gRPC: one message of
-/// <see cref="GrpcResponses.MaxReceiveMessageSize"/>; REST: the endpoint's request size limit), the
-/// device's and its user's shares of body bytes (429) and the instance's budgets (503), where small
-/// bodies have a reserve large ones cannot take (see <see cref="DeviceLoads"/>). How long a body may take
-/// is bounded by what it brings lately: at least <c>Admission:BodyProgressMinBytes</c> in every
-/// <c>Admission:BodyProgressWindowMs</c>, or it is cut (408 / DEADLINE_EXCEEDED), as well as by Kestrel's
-/// minimum data rate. Unauthenticated requests never get here with a body: they are refused before it is read.
+/// Reads an authenticated request's whole body before the request takes an admission slot or starts its
+/// database budget (<see cref="ArrivedBody"/>), so a body on a slow link, or trickled on purpose, holds nothing
+/// the finished requests need. Bounded in bytes: the endpoint's largest body (gRPC: one message of
+/// <see cref="GrpcResponses.MaxReceiveMessageSize"/>), the device's and its user's shares (429) and the instance's
+/// budgets (503), with a reserve for small bodies (<see cref="DeviceLoads"/>); and in time: at least
+/// <c>Admission:BodyProgressMinBytes</c> in every <c>Admission:BodyProgressWindowMs</c>, or 408 / DEADLINE_EXCEEDED.
+/// An unauthenticated request never gets here with a body: it is refused before the body is read. Why the body
+/// cannot wait in the transport instead: docs/architecture.md, "Failover and resilience".
 /// </summary>
 internal sealed class BodyArrivalMiddleware(RequestDelegate next, DeviceLoads loads, IOptions<AdmissionOptions> options)
 {

@@ -27,25 +27,12 @@ internal enum KoboLinkVerdict
 internal readonly record struct KoboLinkLookup(KoboLinkVerdict Verdict, ClaimsPrincipal? Principal = null, TimeSpan RetryAfter = default);
 
 /// <summary>
-/// Finds the link of a presented secret, so that a caller who is not authenticated yet costs no database
-/// work beyond a bounded, budgeted, remembered look-up, and so that nobody's made-up secrets can keep a
-/// real link from being looked up:
-/// <list type="number">
-/// <item>a secret without the tag of the store's link key (<see cref="KoboLinkSecrets.IsIssued"/>) was never
-/// issued: it is refused at once, with no read and no slot. Made-up secrets, from one address or from
-/// thousands, never compete with real links for anything;</item>
-/// <item>the cache (<see cref="KoboLinkCache"/>): a live link, or a link refused lately, costs no read;</item>
-/// <item>an issued secret is always looked up, whatever its client address has presented: a read runs in
-/// one of <c>Kobo:LinkLookupConcurrency</c> slots, with <c>Kobo:LinkLookupQueue</c> waiting; beyond that,
-/// or past <c>Kobo:LinkLookupTimeoutMs</c>, it is answered 503 at once. Only issued secrets reach the
-/// slots, so they hold at most the look-ups of real (live or revoked) links. These reads are outside the
-/// storage pipelines: their failures never count against the circuit the devices' own calls share.</item>
-/// </list>
-/// Every refusal is counted against its client address (<c>Kobo:RefusedSecretsPerAddress*</c>, a token
-/// bucket per IPv4 address or IPv6 /64, the address a trusted balancer forwarded): past it, the address's
-/// refusals are answered 429. The count is taken atomically with the refusal, and a live link is never
-/// counted nor refused for it.
-/// An unknown secret and a revoked one get the same 401.
+/// Finds the link of a presented secret at a bounded cost to a caller who is not authenticated yet: a secret
+/// never issued (<see cref="KoboLinkSecrets.IsIssued"/>) is refused with no read; a link in <see cref="KoboLinkCache"/>
+/// costs no read; an issued secret is read in one of <c>Kobo:LinkLookupConcurrency</c> slots outside the storage
+/// pipelines (503 when none is free in time). Every refusal counts against its client address (429 past
+/// <c>Kobo:RefusedSecretsPerAddress*</c>, taken atomically with the refusal); a live link is never refused for it.
+/// An unknown secret and a revoked one get the same 401. Why each step: docs/kobo.md, "What a sync does".
 /// </summary>
 internal sealed class KoboLinkLookups : IDisposable
 {
