@@ -218,7 +218,7 @@ public sealed class LongPollTests(TwoInstances service) : IClassFixture<TwoInsta
         await hangUp.CancelAsync();
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => poll);
-        await EventuallyAsync(() => Waiters(service.B).Count == 0, "the waiter leaves when its device hangs up", seconds: 2);
+        await EventuallyAsync(() => Waiters(service.B).Count == 0, "the waiter leaves when its device hangs up");
         Assert.Empty(Waiters(service.B).Users);
         Assert.Equal(0, instruments.Sum("kobo.sync.live.waiters"));
     }
