@@ -5,8 +5,9 @@ usage: release_gate_report.py OUT MERGE_EXIT VERIFY_EXIT
 
 Reads OUT/merged/result.json (the merged shards), OUT/shard-*/result.json (each shard's generator),
 OUT/verify.md, OUT/ledger/day-*.json, OUT/profile.json and OUT/samples/{service,postgres,cost}.tsv; writes
-OUT/summary.md, OUT/cost.json (the cost per sync over the judged run) and OUT/release-gate.html (no script,
-no external resource: inline SVG).
+OUT/summary.md, OUT/cost.json (the cost per sync over the judged run), OUT/release-gate.html (no script,
+no external resource: inline SVG) and each of its charts as OUT/plots/NAME.svg (the p99 of each 10-minute
+window against the limit, the service's memory and threads, PostgreSQL's sizes and connections).
 """
 import csv
 import glob
@@ -41,26 +42,45 @@ def num(text):
         return None
 
 
-def svg_chart(title, series, unit):
-    """series: list of (label, [(x seconds, y)]); one polyline each."""
+def svg_chart(title, series, unit, limit=None):
+    """series: list of (label, [(x seconds, y)]); one polyline each, and a dashed line at limit when given. A
+    standalone SVG document (it also stands inline in the HTML page)."""
     points = [p for _, s in series for p in s if p[1] is not None]
     if not points:
-        return f"<p>{html.escape(title)}: no samples</p>"
-    w, h, pad = 720, 220, 50
+        return None
+    w, h, pad, top = 720, 220, 50, 30
     x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
-    y1 = max(p[1] for p in points) or 1
+    y1 = max([p[1] for p in points] + ([limit] if limit else [])) or 1
     x1 = x1 if x1 > x0 else x0 + 1
+    y = lambda v: h - (v / y1) * (h - top)
     colours = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b']
-    out = [f'<h3>{html.escape(title)}</h3><svg width="{w}" height="{h + 30}" role="img" aria-label="{html.escape(title)}">',
-           f'<line x1="{pad}" y1="{h}" x2="{w - 10}" y2="{h}" stroke="#888"/><line x1="{pad}" y1="10" x2="{pad}" y2="{h}" stroke="#888"/>',
-           f'<text x="{pad}" y="{h + 20}" font-size="11">0 min</text><text x="{w - 80}" y="{h + 20}" font-size="11">{(x1 - x0) / 60:.0f} min</text>',
-           f'<text x="2" y="15" font-size="11">{y1:,.0f} {html.escape(unit)}</text>']
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h + 30}" role="img" aria-label="{html.escape(title)}">',
+           f'<text x="{pad}" y="14" font-size="12" font-family="sans-serif">{html.escape(title)}</text>',
+           f'<line x1="{pad}" y1="{h}" x2="{w - 10}" y2="{h}" stroke="#888"/><line x1="{pad}" y1="{top}" x2="{pad}" y2="{h}" stroke="#888"/>',
+           f'<text x="{pad}" y="{h + 20}" font-size="11" font-family="sans-serif">{x0 / 60:.0f} min</text>'
+           f'<text x="{w - 80}" y="{h + 20}" font-size="11" font-family="sans-serif">{x1 / 60:.0f} min</text>',
+           f'<text x="2" y="{top + 4}" font-size="11" font-family="sans-serif">{y1:,.0f} {html.escape(unit)}</text>']
+    if limit:
+        out.append(f'<line x1="{pad}" y1="{y(limit):.1f}" x2="{w - 10}" y2="{y(limit):.1f}" stroke="#888" stroke-dasharray="4 3"/>'
+                   f'<text x="{w - 150}" y="{y(limit) - 4:.1f}" font-size="11" font-family="sans-serif" fill="#555">limit {limit:g} {html.escape(unit)}</text>')
     for i, (label, s) in enumerate(series):
-        pts = ' '.join(f"{pad + (x - x0) / (x1 - x0) * (w - pad - 10):.1f},{h - (y / y1) * (h - 10):.1f}" for x, y in s if y is not None)
+        pts = ' '.join(f"{pad + (x - x0) / (x1 - x0) * (w - pad - 10):.1f},{y(v):.1f}" for x, v in s if v is not None)
         out.append(f'<polyline fill="none" stroke="{colours[i % len(colours)]}" stroke-width="1.5" points="{pts}"/>')
-        out.append(f'<text x="{pad + 10 + i * 160}" y="{h + 20}" font-size="11" fill="{colours[i % len(colours)]}">{html.escape(label)}</text>')
+        out.append(f'<text x="{pad + 10 + i * 130}" y="{h + 20}" font-size="11" font-family="sans-serif" fill="{colours[i % len(colours)]}">'
+                   f'{html.escape(label)}</text>')
     out.append('</svg>')
     return ''.join(out)
+
+
+def window_series(merged):
+    """p99 per 10-minute window of each scenario, at the window's middle (seconds into the run)."""
+    series = []
+    for s in merged['scenarios']:
+        points = [((w['fromSecond'] + w['toSecond']) / 2, w['p99'])
+                  for step in s.get('steps', []) for w in (step.get('windows') or [dict(step, window=0)])]
+        if points:
+            series.append((s['name'].split('/')[-1] if '/' in s['name'] else s['name'], points))
+    return series
 
 
 # The cost per sync's figures: (key in cost.json, the label in summary.md, what it is read from in samples/cost.tsv)
@@ -232,25 +252,30 @@ def main():
     lines += ["", "## Checks against the database", "", verify, ""]
     open(os.path.join(out, 'summary.md'), 'w').write('\n'.join(lines) + '\n')
 
-    charts = []
+    charts = [('p99-by-window', svg_chart("p99 per 10-minute window (ms): sessions and each kind of request, the requests' limit dashed", window_series(merged), 'ms', limit))]
     if service:
         t0 = num(service[0]['epoch'])
         s = lambda name, scale=1: [(num(r['epoch']) - t0, (num(r[name]) * scale) if num(r[name]) is not None else None) for r in service]
-        charts.append(svg_chart('Service memory (MB)', [('resident', s('rss_bytes', 1 / 1048576)), ('GC heap', s('gc_heap_bytes', 1 / 1048576))], 'MB'))
-        charts.append(svg_chart('Service threads', [('threads', s('threads')), ('thread pool', s('thread_pool_threads'))], ''))
+        charts.append(('service-memory', svg_chart('Service memory (MB)', [('resident', s('rss_bytes', 1 / 1048576)), ('GC heap', s('gc_heap_bytes', 1 / 1048576))], 'MB')))
+        charts.append(('service-threads', svg_chart('Service threads', [('threads', s('threads')), ('thread pool', s('thread_pool_threads'))], '')))
     if postgres:
         t0 = num(postgres[0]['epoch'])
         tables = sorted({r['table'] for r in postgres})
-        charts.append(svg_chart('PostgreSQL table + index size (MB)', [(t, [(num(r['epoch']) - t0, (num(r['table_bytes']) + num(r['index_bytes'])) / 1048576)
-                                                                           for r in postgres if r['table'] == t]) for t in tables], 'MB'))
+        charts.append(('postgres-size', svg_chart('PostgreSQL table + index size (MB)', [(t, [(num(r['epoch']) - t0, (num(r['table_bytes']) + num(r['index_bytes'])) / 1048576)
+                                                                           for r in postgres if r['table'] == t]) for t in tables], 'MB')))
         first = tables[0]
-        charts.append(svg_chart('PostgreSQL connections and autovacuum workers', [
+        charts.append(('postgres-connections', svg_chart('PostgreSQL connections and autovacuum workers', [
             ('client connections', [(num(r['epoch']) - t0, num(r['connections'])) for r in postgres if r['table'] == first]),
-            ('autovacuum workers', [(num(r['epoch']) - t0, num(r['autovacuum_workers'])) for r in postgres if r['table'] == first])], ''))
+            ('autovacuum workers', [(num(r['epoch']) - t0, num(r['autovacuum_workers'])) for r in postgres if r['table'] == first])], '')))
+    # Each chart also as a file of its own (OUT/plots/NAME.svg), for a report to show.
+    os.makedirs(os.path.join(out, 'plots'), exist_ok=True)
+    for name, chart in charts:
+        if chart:
+            open(os.path.join(out, 'plots', name + '.svg'), 'w').write(chart + '\n')
     page = (f"<!doctype html><html><head><meta charset='utf-8'><title>Release gate: {html.escape(verdict)}</title></head>"
             f"<body style='font-family:sans-serif'><h1>Release gate: {html.escape(verdict)}</h1>"
             f"<p>Latency over time per shard, the steps and the gate's checks: <a href='report.html'>report.html</a>. Figures: <a href='summary.md'>summary.md</a>.</p>"
-            + ''.join(charts) + f"<h2>Checks against the database</h2><pre>{html.escape(verify)}</pre></body></html>")
+            + ''.join(f"<p>{chart}</p>" for _, chart in charts if chart) + f"<h2>Checks against the database</h2><pre>{html.escape(verify)}</pre></body></html>")
     open(os.path.join(out, 'release-gate.html'), 'w').write(page)
 
 

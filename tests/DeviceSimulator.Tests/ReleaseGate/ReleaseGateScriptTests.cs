@@ -54,6 +54,13 @@ public sealed class ReleaseGateScriptTests : IDisposable
         Assert.Contains("## PostgreSQL over the run", summary, StringComparison.Ordinal);
         Assert.True(File.Exists(Path.Combine(passing, "report.html")));
         Assert.Contains("<polyline", await File.ReadAllTextAsync(Path.Combine(passing, "release-gate.html")), StringComparison.Ordinal);
+
+        // Each chart also as a file of its own, for a report to show: the p99 of each window against the limit among them.
+        var byWindow = await File.ReadAllTextAsync(Path.Combine(passing, "plots", "p99-by-window.svg"));
+        Assert.StartsWith("<svg xmlns=\"http://www.w3.org/2000/svg\"", byWindow, StringComparison.Ordinal);
+        Assert.Contains("<polyline", byWindow, StringComparison.Ordinal);
+        Assert.Contains(">limit ", byWindow, StringComparison.Ordinal);
+        Assert.True(File.Exists(Path.Combine(passing, "plots", "service-memory.svg")));
         Assert.Equal(2, Directory.GetFiles(Path.Combine(passing, "ledger"), "acked-*.tsv").Length);
 
         // The cost per sync over the judged run, in the summary and in cost.json.
