@@ -346,28 +346,24 @@ cmd_down() {
   fi
 }
 
-cmd_status() {
+# patronictl ARGS... through the first node whose Patroni runs; fails when none does
+patronictl_any() {
   local node
   for node in "${NODES[@]}"; do
     if alive "$DIR/$node/patroni.pid"; then
-      as_owner patronictl -c "$DIR/$node/patroni.yml" list
-      return 0
+      as_owner patronictl -c "$DIR/$node/patroni.yml" "$@"
+      return
     fi
   done
   say "no node is running"
   return 1
 }
 
+cmd_status() { patronictl_any list; }
+
 cmd_maintenance() {
-  local node
-  for node in "${NODES[@]}"; do
-    if alive "$DIR/$node/patroni.pid"; then
-      as_owner patronictl -c "$DIR/$node/patroni.yml" "$([ "$1" = on ] && echo pause || echo resume)" --wait >/dev/null
-      say "maintenance mode $1"
-      return 0
-    fi
-  done
-  die "no node is running"
+  patronictl_any "$([ "$1" = on ] && echo pause || echo resume)" --wait >/dev/null || exit 1
+  say "maintenance mode $1"
 }
 
 cmd_kill_leader() {
